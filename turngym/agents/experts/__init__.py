@@ -1,0 +1,1 @@
+"""Scripted expert agents, one module per env; each is built as ``Expert(env)``."""

@@ -1,0 +1,1 @@
+"""Environments: text tasks, classic-control bridges, games, web, GUI and SWE."""

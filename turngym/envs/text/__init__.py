@@ -1,0 +1,1 @@
+"""Single-agent text tasks (FrozenLake, Sokoban, Bandit, Wordle, ...)."""

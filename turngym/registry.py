@@ -1,0 +1,105 @@
+"""The one table of turngym env ids, and their registration with Gymnasium.
+
+The table holds import strings only, so reading it (and registering it) imports no
+env code. ``register_envs()`` runs on ``import turngym`` and, through the
+``_turngym_gym_plugin.pth`` hook, whenever gymnasium is imported, so
+``gym.make("turngym/Wordle-v0")`` works in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["ENVS", "EnvEntry", "entry", "load", "register_envs"]
+
+NAMESPACE = "turngym"
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """One registered env id and what tools need to know about it."""
+
+    id: str
+    """full id, ``turngym/<Name>-v<N>``"""
+    entry_point: str
+    """``module:Class`` of the env"""
+    family: str
+    """``text``, ``classic``, ``games``, ``web``, ``gui`` or ``swe``"""
+    max_episode_steps: int | None
+    """TimeLimit applied by ``gym.make``"""
+    finite_actions: bool
+    """whether ``info["legal_actions"]`` lists every legal action"""
+    stochastic: bool
+    """chance the agent cannot control decides outcomes (experts are judged by return)"""
+    expert: str | None = None
+    """``module:Class`` of the scripted expert agent, built as ``Expert(env)``"""
+    kwargs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """default constructor kwargs"""
+    description: str = ""
+    """one line for ``turngym list``"""
+
+    @property
+    def name(self) -> str:
+        """The id without the namespace, e.g. ``Wordle-v0``."""
+        return self.id.split("/", 1)[-1]
+
+
+def _e(name: str, entry_point: str, family: str, steps: int | None, **rest: Any) -> EnvEntry:
+    return EnvEntry(
+        id=f"{NAMESPACE}/{name}",
+        entry_point=entry_point,
+        family=family,
+        max_episode_steps=steps,
+        **rest,
+    )
+
+
+ENVS: tuple[EnvEntry, ...] = (
+    # -- text ----------------------------------------------------------------------
+    _e(
+        "Bandit-v0",
+        "turngym.envs.text.bandit:BanditEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=True,
+        expert="turngym.agents.experts.bandit:BanditExpert",
+        description="RAGEN two-armed bandit with semantic arm names (one pull)",
+    ),
+)
+
+_BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
+
+
+def entry(env_id: str) -> EnvEntry:
+    """The table row of ``env_id`` (with or without the ``turngym/`` prefix)."""
+    key = env_id if env_id.startswith(f"{NAMESPACE}/") else f"{NAMESPACE}/{env_id}"
+    if key not in _BY_ID:
+        known = ", ".join(e.name for e in ENVS)
+        raise KeyError(f"unknown turngym env {env_id!r}; known ids: {known}")
+    return _BY_ID[key]
+
+
+def load(target: str) -> Any:
+    """Import ``module:attr`` and return the attribute."""
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def register_envs() -> None:
+    """Register every table row with Gymnasium (idempotent, imports no env code)."""
+    from gymnasium.envs.registration import register, registry
+
+    for e in ENVS:
+        if e.id in registry:
+            continue
+        register(
+            id=e.id,
+            entry_point=e.entry_point,
+            max_episode_steps=e.max_episode_steps,
+            kwargs=dict(e.kwargs),
+        )

@@ -1,0 +1,1 @@
+"""The SDK: policies, records, rollouts, advantages and trainers."""

@@ -1,0 +1,468 @@
+"""Public conformance checks for turngym envs: ``check_text_env``.
+
+Run them on your own envs as on ours::
+
+    from turngym.testing import check_text_env
+    check_text_env("turngym/Wordle-v0")          # raises ConformanceError on failure
+    report = check_text_env(MyEnv, raise_on_failure=False)
+    print(report.table())
+
+The checks (ARCHITECTURE.md section 9): Gymnasium's ``check_env``; seed
+determinism; reset-safety (a reused env equals a fresh one over many episodes);
+fuzzed actions (random unicode, empty, huge, near-legal, legal, non-strings) with
+no exception and ``invalid_action`` set correctly; well-formed ``legal_actions``;
+and the registered expert reaching success.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from turngym.core import normalize_action
+
+__all__ = ["CheckReport", "CheckResult", "ConformanceError", "check_text_env"]
+
+EnvSource = str | gym.Env | Callable[[], gym.Env]
+
+_HUGE = 100_000
+_MAX_EPISODE_STEPS = 200  # cap per rollout in the determinism checks
+
+
+class ConformanceError(AssertionError):
+    """An env failed one or more conformance checks; the message holds the table."""
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one named check."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+    seconds: float = 0.0
+    skipped: bool = False
+
+
+@dataclass
+class CheckReport:
+    """All checks run on one env."""
+
+    env_id: str
+    results: list[CheckResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed (skipped checks do not fail)."""
+        return all(r.passed or r.skipped for r in self.results)
+
+    def table(self) -> str:
+        """A plain-text pass/fail table."""
+        rows = [("check", "result", "time", "detail")]
+        for r in self.results:
+            status = "skip" if r.skipped else ("PASS" if r.passed else "FAIL")
+            rows.append((r.name, status, f"{r.seconds:.2f}s", r.detail))
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        lines = [f"conformance of {self.env_id}"]
+        for row in rows:
+            lines.append(
+                "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
+            )
+        return "\n".join(lines)
+
+
+# -- building envs -----------------------------------------------------------------
+
+
+def _factory(source: EnvSource, make_kwargs: dict[str, Any]) -> tuple[Callable[[], gym.Env], str]:
+    if isinstance(source, str):
+        import turngym  # noqa: F401  (registers the ids)
+
+        return (lambda: gym.make(source, **make_kwargs)), source
+    if isinstance(source, gym.Env):
+        spec = source.spec
+        if spec is None:
+            raise TypeError(
+                "check_text_env got an env instance without a spec, so it cannot build fresh "
+                "copies for the reset-safety check; pass the class or a zero-argument factory"
+            )
+        return (lambda: gym.make(spec, **make_kwargs)), spec.id
+    if callable(source):
+        name = getattr(source, "__name__", type(source).__name__)
+        return (lambda: source(**make_kwargs)), name
+    raise TypeError(f"check_text_env takes an env id, an env or a factory, got {source!r}")
+
+
+# -- actions -----------------------------------------------------------------------
+
+
+def _random_unicode(rng: np.random.Generator, n: int) -> str:
+    # Mix of ASCII, Latin-1, CJK, emoji, control characters and lone surrogates.
+    blocks = [
+        (0x20, 0x7E),
+        (0x00, 0x1F),
+        (0xA0, 0x24F),
+        (0x4E00, 0x4FFF),
+        (0x1F300, 0x1F64F),
+        (0xD800, 0xDFFF),
+        (0x0590, 0x06FF),
+    ]
+    out = []
+    for _ in range(n):
+        lo, hi = blocks[int(rng.integers(len(blocks)))]
+        out.append(chr(int(rng.integers(lo, hi + 1))))
+    return "".join(out)
+
+
+def _near_legal(rng: np.random.Generator, action: str) -> tuple[str, bool]:
+    """A variant of a legal action; True when the contract says it must be accepted."""
+    kind = int(rng.integers(8))
+    if kind == 0:
+        return action.upper(), True
+    if kind == 1:
+        return f"  {action}\n", True
+    if kind == 2:
+        return action.title(), True
+    if kind == 3 and len(action) > 1:
+        i = int(rng.integers(len(action)))
+        return action[:i] + action[i + 1 :], False
+    if kind == 4:
+        return action + action[-1:], False
+    if kind == 5:
+        return f"action: {action}", False
+    if kind == 6:
+        return f"{action}!?", False
+    return action[::-1], False
+
+
+def _fuzz_actions(rng: np.random.Generator, legal: list[str] | None) -> Iterator[tuple[str, Any]]:
+    """Yield (category, action) forever, rotating through the kinds of bad input."""
+    while True:
+        kind = int(rng.integers(10))
+        if kind <= 2 and legal:
+            yield "legal", legal[int(rng.integers(len(legal)))]
+        elif kind <= 4 and legal:
+            yield "near", legal[int(rng.integers(len(legal)))]
+        elif kind == 5:
+            yield "empty", ["", " ", "\n\t", "\x00"][int(rng.integers(4))]
+        elif kind == 6 and rng.random() < 0.1:
+            yield "huge", _random_unicode(rng, 8) * (_HUGE // 8)
+        elif kind == 7 and rng.random() < 0.2:
+            yield "nonstr", [None, 42, 3.5, b"bytes", ["up"], {"a": 1}][int(rng.integers(6))]
+        else:
+            yield "random", _random_unicode(rng, int(rng.integers(1, 40)))
+
+
+# -- one step, validated -----------------------------------------------------------
+
+
+class _StepProblem(Exception):
+    pass
+
+
+def _validate_step(env: gym.Env, out: Any, *, where: str) -> tuple[Any, float, bool, bool, dict]:
+    if not (isinstance(out, tuple) and len(out) == 5):
+        raise _StepProblem(f"{where}: step must return a 5-tuple, got {type(out).__name__}")
+    obs, reward, terminated, truncated, info = out
+    if not env.observation_space.contains(obs):
+        raise _StepProblem(f"{where}: observation {str(obs)[:60]!r} not in {env.observation_space}")
+    if not isinstance(reward, (int, float, np.floating)) or not math.isfinite(float(reward)):
+        raise _StepProblem(f"{where}: reward must be a finite float, got {reward!r}")
+    if not isinstance(terminated, (bool, np.bool_)) or not isinstance(truncated, (bool, np.bool_)):
+        raise _StepProblem(f"{where}: terminated/truncated must be bools")
+    if not isinstance(info, dict):
+        raise _StepProblem(f"{where}: info must be a dict")
+    if not isinstance(info.get("invalid_action"), bool):
+        raise _StepProblem(f"{where}: info['invalid_action'] must be a bool on every step")
+    if (terminated or truncated) and not isinstance(info.get("success"), bool):
+        raise _StepProblem(f"{where}: info['success'] must be a bool when the episode ends")
+    _validate_info(env, info, where=where, done=bool(terminated or truncated))
+    return obs, float(reward), bool(terminated), bool(truncated), info
+
+
+def _validate_info(env: gym.Env, info: dict, *, where: str, done: bool) -> None:
+    if "turn" in info and not isinstance(info["turn"], (int, np.integer)):
+        raise _StepProblem(f"{where}: info['turn'] must be an int")
+    if "state_key" in info:
+        hash(info["state_key"])
+    legal = info.get("legal_actions")
+    if legal is None:
+        return
+    if not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
+        raise _StepProblem(f"{where}: legal_actions must be a list of str")
+    if len(set(legal)) != len(legal):
+        raise _StepProblem(f"{where}: legal_actions has duplicates")
+    if not done and not legal:
+        raise _StepProblem(f"{where}: legal_actions is empty but the episode goes on")
+    for a in legal:
+        if not env.action_space.contains(a):
+            raise _StepProblem(f"{where}: legal action {a!r} is not in the action space")
+
+
+# -- trajectories ------------------------------------------------------------------
+
+
+def _play(env: gym.Env, seed: int, choose: Callable[[dict], Any] | list[Any]) -> tuple[list, list]:
+    """Run one episode; ``choose`` picks actions from info, or is a fixed list to replay."""
+    obs, info = env.reset(seed=seed)
+    record = [repr((obs, info))]
+    actions: list[Any] = []
+    for t in range(_MAX_EPISODE_STEPS):
+        if isinstance(choose, list):
+            if t >= len(choose):
+                break
+            action = choose[t]
+        else:
+            action = choose(info)
+        actions.append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        record.append(repr((obs, reward, terminated, truncated, info)))
+        if terminated or truncated:
+            break
+    return record, actions
+
+
+def _mixed_policy(rng: np.random.Generator) -> Callable[[dict], Any]:
+    fuzz = _fuzz_actions(rng, None)
+
+    def choose(info: dict) -> Any:
+        legal = info.get("legal_actions")
+        if legal and rng.random() < 0.85:
+            return legal[int(rng.integers(len(legal)))]
+        return next(fuzz)[1]
+
+    return choose
+
+
+def _first_difference(a: list[str], b: list[str]) -> str:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"step {i}: {x[:120]} != {y[:120]}"
+    return f"lengths differ: {len(a)} vs {len(b)}"
+
+
+# -- the checks --------------------------------------------------------------------
+
+
+def _check_gymnasium(make: Callable[[], gym.Env]) -> str:
+    from gymnasium.utils.env_checker import check_env
+
+    env = make()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(env.unwrapped, skip_render_check=True)
+        problems = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        if problems:
+            raise _StepProblem("; ".join(problems)[:300])
+    finally:
+        env.close()
+    return "gymnasium.utils.env_checker.check_env"
+
+
+def _check_determinism(make: Callable[[], gym.Env], seed: int) -> str:
+    env = make()
+    try:
+        obs1, info1 = env.reset(seed=seed)
+        obs2, info2 = env.reset(seed=seed)
+        if repr((obs1, info1)) != repr((obs2, info2)):
+            raise _StepProblem("two resets with one seed gave different obs/info")
+        n = 0
+        for k in range(5):
+            first, actions = _play(env, seed + k, _mixed_policy(np.random.default_rng(seed + k)))
+            again, _ = _play(env, seed + k, actions)
+            if first != again:
+                raise _StepProblem(
+                    f"seed {seed + k} replayed differently: " + _first_difference(first, again)
+                )
+            n += len(actions)
+    finally:
+        env.close()
+    return f"5 seeds, {n} steps replayed identically"
+
+
+def _check_reset_safety(make: Callable[[], gym.Env], seed: int, episodes: int) -> str:
+    reused = make()
+    steps = 0
+    try:
+        for k in range(episodes):
+            s = seed + 1000 + k
+            old, actions = _play(reused, s, _mixed_policy(np.random.default_rng(s)))
+            fresh = make()
+            try:
+                new, _ = _play(fresh, s, actions)
+            finally:
+                fresh.close()
+            if old != new:
+                raise _StepProblem(
+                    f"episode {k} (seed {s}): reused env differs from a fresh one: "
+                    + _first_difference(old, new)
+                )
+            steps += len(actions)
+    finally:
+        reused.close()
+    return f"{episodes} episodes, {steps} steps: reused == fresh"
+
+
+def _check_fuzz(make: Callable[[], gym.Env], seed: int, n_fuzz: int, notes: list[str]) -> str:
+    """Fuzz the env; on success append the legal-actions verdict to ``notes``."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    counts: dict[str, int] = {}
+    try:
+        _, info = env.reset(seed=seed)
+        _validate_info(env, info, where="reset", done=False)
+        finite = info.get("legal_actions") is not None
+        episode = 0
+        for i in range(n_fuzz):
+            legal = info.get("legal_actions")
+            if finite and legal is None:
+                raise _StepProblem(f"fuzz step {i}: legal_actions vanished from info")
+            kind, action = next(_fuzz_actions(rng, legal))
+            must_accept = kind == "legal"
+            if kind == "near":
+                action, must_accept = _near_legal(rng, action)
+            counts[kind] = counts.get(kind, 0) + 1
+            where = f"fuzz step {i} ({kind} action {str(action)[:40]!r})"
+            try:
+                out = env.step(action)
+            except Exception as error:
+                tb = traceback.format_exc(limit=-3)
+                raise _StepProblem(f"{where} raised {error!r}\n{tb}") from error
+            _, _, terminated, truncated, info = _validate_step(env, out, where=where)
+            invalid = info["invalid_action"]
+            if must_accept and invalid:
+                raise _StepProblem(
+                    f"{where}: a legal action was marked invalid ({info.get('invalid_reason', '')})"
+                )
+            if kind == "nonstr" and not invalid:
+                raise _StepProblem(f"{where}: a non-string action was accepted")
+            if finite and kind in ("random", "empty", "huge") and not invalid:
+                normal = {normalize_action(a) for a in legal or []}
+                if not isinstance(action, str) or normalize_action(action) not in normal:
+                    raise _StepProblem(f"{where}: garbage was accepted by a finite-action env")
+            if terminated or truncated:
+                episode += 1
+                _, info = env.reset(seed=seed + episode)
+                _validate_info(env, info, where="reset", done=False)
+    finally:
+        env.close()
+    summary = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+    notes.append(
+        "listed, unique, in the action space and accepted, on every step"
+        if finite
+        else "free-form actions (no legal_actions)"
+    )
+    return f"{n_fuzz} actions ({summary}), 0 exceptions"
+
+
+def _check_expert(
+    make: Callable[[], gym.Env],
+    env_id: str,
+    seed: int,
+    episodes: int,
+    expert: Callable[[gym.Env], Any] | None,
+) -> CheckResult | str:
+    from turngym.agents import make_expert
+
+    env = make()
+    try:
+        try:
+            agent = expert(env) if expert is not None else make_expert(env, env_id)
+        except (KeyError, ValueError) as error:
+            return CheckResult("expert", passed=True, skipped=True, detail=str(error))
+        wins = 0
+        for k in range(episodes):
+            agent.reset(seed=seed + k)
+            obs, info = env.reset(seed=seed + k)
+            done = False
+            while not done:
+                obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+                if info.get("invalid_action"):
+                    raise _StepProblem(
+                        f"the expert played an invalid action on seed {seed + k}: "
+                        f"{info.get('invalid_reason', obs[:80])}"
+                    )
+                done = terminated or truncated
+            wins += bool(info.get("success"))
+    finally:
+        env.close()
+    if wins == 0:
+        raise _StepProblem(f"the expert never succeeded in {episodes} episodes")
+    return f"success in {wins}/{episodes} episodes"
+
+
+def _run(name: str, fn: Callable[[], Any]) -> CheckResult:
+    start = time.perf_counter()
+    try:
+        out = fn()
+    except _StepProblem as problem:
+        return CheckResult(name, False, str(problem), time.perf_counter() - start)
+    except Exception as error:
+        tb = traceback.format_exc(limit=-4)
+        return CheckResult(name, False, f"{error!r}\n{tb}", time.perf_counter() - start)
+    if isinstance(out, CheckResult):
+        out.seconds = time.perf_counter() - start
+        return out
+    return CheckResult(name, True, str(out), time.perf_counter() - start)
+
+
+def check_text_env(
+    env_or_id: EnvSource,
+    n_fuzz: int = 1000,
+    *,
+    seed: int = 0,
+    reset_episodes: int = 50,
+    expert_episodes: int = 5,
+    expert: Callable[[gym.Env], Any] | None = None,
+    make_kwargs: dict[str, Any] | None = None,
+    raise_on_failure: bool = True,
+) -> CheckReport:
+    """Run every conformance check on a single-agent text env.
+
+    Args:
+        env_or_id: a registered id, an env made by ``gym.make`` (fresh copies come from
+            its spec), or a zero-argument factory (e.g. the env class).
+        n_fuzz: fuzzed actions to send (at least 1,000 in turngym's own tests).
+        seed: base seed for every check.
+        reset_episodes: episodes compared between a reused and a fresh env.
+        expert_episodes: episodes the expert plays; it must succeed at least once.
+        expert: build the expert as ``expert(env)``; default: the registered one.
+        make_kwargs: kwargs for ``gym.make`` / the factory.
+        raise_on_failure: raise ``ConformanceError`` (with the table) if a check fails.
+
+    Returns:
+        The report; ``report.table()`` prints it.
+
+    Example:
+        >>> from turngym.testing import check_text_env
+        >>> check_text_env("turngym/Bandit-v0", n_fuzz=50, reset_episodes=3).passed
+        True
+
+    """
+    make, env_id = _factory(env_or_id, dict(make_kwargs or {}))
+    report = CheckReport(env_id)
+    report.results.append(_run("gymnasium check_env", lambda: _check_gymnasium(make)))
+    report.results.append(_run("seed determinism", lambda: _check_determinism(make, seed)))
+    report.results.append(
+        _run("reset safety", lambda: _check_reset_safety(make, seed, reset_episodes))
+    )
+    notes: list[str] = []
+    report.results.append(_run("fuzzed actions", lambda: _check_fuzz(make, seed, n_fuzz, notes)))
+    report.results.append(
+        CheckResult("legal actions", bool(notes), notes[0] if notes else "see fuzzed actions")
+    )
+    report.results.append(
+        _run("expert", lambda: _check_expert(make, env_id, seed, expert_episodes, expert))
+    )
+    if raise_on_failure and not report.passed:
+        raise ConformanceError(report.table())
+    return report

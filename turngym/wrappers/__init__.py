@@ -1,0 +1,1 @@
+"""Wrappers, one concern per file (chat history, summarization, memory, ...)."""
