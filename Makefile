@@ -1,0 +1,37 @@
+# Two commands for a new user: `make demo` and `make test`. Both build .venv first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint bench system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## demo: play every registered env with the expert and a random agent; print the success table
+demo: $(STAMP)
+	$(VENV)/bin/turngym eval --all --agents expert,random --episodes 50
+
+## test: install system packages (as root), then run the whole test suite
+test: $(STAMP) system-deps
+	$(PY) -m pytest -n 2 -q
+
+## lint: ruff and mypy
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+## bench: env throughput, one JSON line per env
+bench: $(STAMP)
+	$(PY) benchmarks/env_throughput.py
+
+system-deps:
+	bash scripts/install_system_deps.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install the Debian packages that tests use for real components. As root it
+# installs what is missing; otherwise it names what is missing (those tests skip).
+set -euo pipefail
+packages=(
+  wamerican   # /usr/share/dict/american-english: source of the bundled Wordle lists
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  echo "installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "note: missing system packages (tests that need them will skip): ${missing[*]}" >&2
+fi

@@ -1,0 +1,311 @@
+"""The ``turngym`` command: ``list``, ``play``, ``check`` and ``eval``.
+
+turngym list
+turngym play turngym/Wordle-v0 --agent human --seed 3
+turngym check Sokoban-v0
+turngym eval --all --agents expert,random --episodes 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["main"]
+
+
+class CliError(Exception):
+    """A user-facing error: printed without a traceback, exit status 2."""
+
+
+def _env_id(name: str) -> str:
+    from turngym.registry import entry
+
+    try:
+        return entry(name).id
+    except KeyError as error:
+        raise CliError(str(error.args[0])) from None
+
+
+def _parse_sets(pairs: Sequence[str]) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise CliError(f"--set takes key=value (e.g. --set size=8), got {pair!r}")
+        try:
+            kwargs[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            kwargs[key] = raw
+    return kwargs
+
+
+def _make(env_id: str, kwargs: dict[str, Any]) -> Any:
+    import gymnasium as gym
+
+    try:
+        return gym.make(env_id, **kwargs)
+    except (ValueError, TypeError) as error:
+        raise CliError(f"cannot make {env_id} with {kwargs}: {error}") from None
+
+
+# -- list ----------------------------------------------------------------------------
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from turngym.registry import ENVS
+    from turngym.tables import format_table
+
+    rows = [e for e in ENVS if args.family in (None, e.family)]
+    if args.json:
+        for e in rows:
+            print(
+                json.dumps(
+                    {
+                        "id": e.id,
+                        "family": e.family,
+                        "finite_actions": e.finite_actions,
+                        "max_episode_steps": e.max_episode_steps,
+                        "expert": e.expert is not None,
+                        "description": e.description,
+                    }
+                )
+            )
+        return 0
+    table = [
+        [
+            e.id,
+            e.family,
+            "yes" if e.finite_actions else "no",
+            e.max_episode_steps or "-",
+            "yes" if e.expert else "no",
+            e.description,
+        ]
+        for e in rows
+    ]
+    headers = ["id", "family", "finite actions", "max steps", "expert", "description"]
+    print(format_table(headers, table))
+    return 0
+
+
+# -- play ----------------------------------------------------------------------------
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from turngym.agents import make_agent
+
+    env_id = _env_id(args.env)
+    kwargs = _parse_sets(args.set)
+    if args.agent == "human":
+        # A person's typos should get a retry, not end the episode.
+        kwargs.setdefault("max_invalid_actions", None)
+    env = _make(env_id, kwargs)
+    try:
+        agent = make_agent(args.agent, env, seed=args.seed)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    total_success = 0
+    try:
+        for k in range(args.episodes):
+            seed = args.seed + k
+            agent.reset(seed=seed)
+            obs, info = env.reset(seed=seed)
+            print(f"=== {env_id}  seed {seed} ===\n{obs}")
+            ret, done, steps = 0.0, False, 0
+            while not done:
+                legal = info.get("legal_actions")
+                if args.agent == "human" and legal and len(legal) <= 12:
+                    print(f"(legal: {', '.join(legal)})")
+                action = agent.act(obs, info)
+                if args.agent != "human":
+                    print(f"> {action}")
+                obs, reward, terminated, truncated, info = env.step(action)
+                ret += float(reward)
+                steps += 1
+                done = terminated or truncated
+                print(obs if reward == 0 else f"{obs}\n[reward {reward:+g}]")
+            total_success += bool(info.get("success"))
+            ending = "truncated" if truncated and not terminated else "finished"
+            print(
+                f"--- episode {ending}: success={bool(info.get('success'))}, "
+                f"return={ret:g}, steps={steps}\n"
+            )
+    except (EOFError, KeyboardInterrupt):
+        print("\nbye")
+        return 0
+    finally:
+        env.close()
+    if args.episodes > 1:
+        print(f"success in {total_success}/{args.episodes} episodes")
+    return 0
+
+
+# -- check ---------------------------------------------------------------------------
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from turngym.registry import ENVS
+    from turngym.testing import check_text_env
+
+    ids = (
+        [e.id for e in ENVS if e.family in ("text", "classic")]
+        if args.all
+        else [_env_id(name) for name in args.env]
+    )
+    if not ids:
+        raise CliError("name at least one env id, or pass --all")
+    kwargs = _parse_sets(args.set)
+    failed = 0
+    for env_id in ids:
+        report = check_text_env(
+            env_id,
+            n_fuzz=args.n_fuzz,
+            reset_episodes=args.reset_episodes,
+            seed=args.seed,
+            make_kwargs=kwargs,
+            raise_on_failure=False,
+        )
+        print(report.table())
+        print("PASS\n" if report.passed else "FAIL\n")
+        failed += not report.passed
+    if len(ids) > 1:
+        print(f"{len(ids) - failed}/{len(ids)} envs pass")
+    return 1 if failed else 0
+
+
+# -- eval ----------------------------------------------------------------------------
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from turngym.agents import make_agent
+    from turngym.registry import ENVS, entry
+    from turngym.sdk.evaluation import evaluate
+    from turngym.tables import format_table
+
+    ids = [e.id for e in ENVS] if args.all else [_env_id(name) for name in args.env]
+    if not ids:
+        raise CliError("name at least one env id, or pass --all")
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    for kind in agents:
+        if kind not in ("expert", "random"):
+            raise CliError(f"--agents takes expert and/or random, got {kind!r}")
+    kwargs = _parse_sets(args.set)
+    rows = []
+    for env_id in ids:
+        for kind in agents:
+            if kind == "expert" and entry(env_id).expert is None:
+                rows.append([env_id, kind, "-", "n/a", "n/a", "n/a", "n/a"])
+                continue
+            result = evaluate(
+                env_id,
+                lambda env, kind=kind: make_agent(kind, env, seed=args.seed),
+                episodes=args.episodes,
+                seed=args.seed,
+                agent_name=kind,
+                env_kwargs=kwargs,
+            )
+            if args.json:
+                print(
+                    json.dumps(
+                        {
+                            "env": env_id,
+                            "agent": kind,
+                            "episodes": args.episodes,
+                            "success_rate": result.success_rate,
+                            "mean_return": result.mean_return,
+                            "mean_steps": result.mean_steps,
+                            "invalid_rate": result.invalid_rate,
+                        }
+                    )
+                )
+            rows.append(
+                [
+                    env_id,
+                    kind,
+                    args.episodes,
+                    f"{result.success_rate:.2f}",
+                    f"{result.mean_return:+.3f}",
+                    f"{result.mean_steps:.1f}",
+                    f"{result.invalid_rate:.2f}",
+                ]
+            )
+    if not args.json:
+        headers = [
+            "env",
+            "agent",
+            "episodes",
+            "success",
+            "mean return",
+            "mean steps",
+            "invalid/step",
+        ]
+        print(
+            format_table(headers, rows, title=f"seeds {args.seed}..{args.seed + args.episodes - 1}")
+        )
+    return 0
+
+
+# -- entry point ---------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``turngym`` command."""
+    parser = argparse.ArgumentParser(
+        prog="turngym", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="list the registered envs")
+    p.add_argument("--family", help="only this family (text, classic, ...)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(fn=_cmd_list)
+
+    set_help = "env constructor argument, e.g. --set size=8 (repeatable)"
+    p = sub.add_parser("play", help="play an env in the terminal (or watch an agent)")
+    p.add_argument("env", help="env id, e.g. turngym/Wordle-v0 or Wordle-v0")
+    p.add_argument("--agent", default="human", choices=["human", "random", "expert"])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=int, default=1)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.set_defaults(fn=_cmd_play)
+
+    p = sub.add_parser("check", help="run the conformance checks and print a pass/fail table")
+    p.add_argument("env", nargs="*", help="env ids")
+    p.add_argument("--all", action="store_true", help="check every single-agent text env")
+    p.add_argument("--n-fuzz", type=int, default=1000, help="fuzzed actions per env")
+    p.add_argument("--reset-episodes", type=int, default=50, help="reused-vs-fresh episodes")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.set_defaults(fn=_cmd_check)
+
+    p = sub.add_parser("eval", help="play agents over many seeds and print a success table")
+    p.add_argument("env", nargs="*", help="env ids")
+    p.add_argument("--all", action="store_true", help="every registered env")
+    p.add_argument("--agents", default="expert,random", help="comma list: expert, random")
+    p.add_argument("--episodes", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="one JSON line per (env, agent)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.set_defaults(fn=_cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    if getattr(args, "episodes", 1) < 1:
+        print("turngym: --episodes must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        return int(args.fn(args))
+    except CliError as error:
+        print(f"turngym: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
