@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import sys
 from collections.abc import Sequence
@@ -180,8 +181,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
 # -- eval ----------------------------------------------------------------------------
 
 
-def _cmd_eval(args: argparse.Namespace) -> int:
+def _agent_for(kind: str, env: Any, seed: int) -> Any:
     from turngym.agents import make_agent
+
+    return make_agent(kind, env, seed=seed)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
     from turngym.registry import ENVS, entry
     from turngym.sdk.evaluation import evaluate
     from turngym.tables import format_table
@@ -202,7 +208,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 continue
             result = evaluate(
                 env_id,
-                lambda env, kind=kind: make_agent(kind, env, seed=args.seed),
+                functools.partial(_agent_for, kind, seed=args.seed),
                 episodes=args.episodes,
                 seed=args.seed,
                 agent_name=kind,

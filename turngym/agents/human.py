@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -20,8 +21,8 @@ class HumanAgent(BaseAgent):
     def __init__(
         self,
         env: Any = None,
-        input_fn: Callable[[str], str] = input,
-        print_fn: Callable[[str], None] = print,
+        input_fn: Callable[[str], str] | None = None,
+        print_fn: Callable[[str], None] | None = None,
     ) -> None:
         self._input = input_fn
         self._print = print_fn
@@ -29,11 +30,14 @@ class HumanAgent(BaseAgent):
     def act(self, obs: Any, info: dict[str, Any]) -> str:
         """Prompt until the person types something other than ``?``."""
         legal = info.get("legal_actions")
+        # Looked up per call so a patched builtins.input (tests, notebooks) is honoured.
+        read = self._input or builtins.input
+        say = self._print or builtins.print
         while True:
-            text = self._input("your action (? for help) > ")
+            text = read("your action (? for help) > ")
             if text.strip() != "?":
                 return text
             if legal:
-                self._print("legal actions: " + ", ".join(map(str, legal)))
+                say("legal actions: " + ", ".join(map(str, legal)))
             else:
-                self._print("this env takes free text; type what you want to do")
+                say("this env takes free text; type what you want to do")

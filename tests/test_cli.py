@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from turngym.cli import main
+
+
+def test_list_table_and_json(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "turngym/Bandit-v0" in out and "finite actions" in out
+    assert main(["list", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"id", "family", "finite_actions", "max_episode_steps"} <= set(rows[0])
+
+
+def test_play_expert(capsys):
+    assert main(["play", "Bandit-v0", "--agent", "expert", "--seed", "1", "--episodes", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "success in 3/3 episodes" in out
+
+
+def test_play_human_retries_bad_input(capsys, monkeypatch):
+    answers = iter(["?", "not an arm", "Rocket"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "Bandit-v0", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "legal actions: Anchor, Rocket" in out
+    assert "Invalid action 'not an arm'" in out
+    assert "You pulled Rocket" in out
+
+
+def test_play_human_end_of_input_is_clean(capsys, monkeypatch):
+    def eof(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", eof)
+    assert main(["play", "Bandit-v0"]) == 0
+    assert "bye" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "Nope-v0"], "unknown turngym env"),
+        (["play", "Bandit-v0", "--set", "pulls=-2"], "pulls must be >= 1"),
+        (["play", "Bandit-v0", "--set", "oops"], "--set takes key=value"),
+        (["eval", "Bandit-v0", "--agents", "genius"], "--agents takes"),
+        (["check"], "name at least one env id"),
+    ],
+)
+def test_bad_input_gives_a_message_not_a_traceback(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_check_prints_table(capsys):
+    assert main(["check", "Bandit-v0", "--n-fuzz", "100", "--reset-episodes", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "fuzzed actions" in out and "PASS" in out
+
+
+def test_eval_table_and_json(capsys):
+    assert main(["eval", "Bandit-v0", "--episodes", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "expert" in out and "random" in out and "1.00" in out
+    assert main(["eval", "Bandit-v0", "--episodes", "40", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["agent"] for r in rows} == {"expert", "random"}
+    assert rows[0]["success_rate"] == 1.0

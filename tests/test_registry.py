@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+import turngym
+from turngym.registry import ENVS, entry, load
+
+
+def test_ids_are_namespaced_versioned_and_unique():
+    ids = [e.id for e in ENVS]
+    assert len(ids) == len(set(ids))
+    for e in ENVS:
+        assert re.fullmatch(r"turngym/[A-Z][A-Za-z0-9]+-v\d+", e.id), e.id
+        assert e.max_episode_steps is not None and e.max_episode_steps > 0
+        assert e.description
+
+
+@pytest.mark.parametrize("row", ENVS, ids=lambda e: e.name)
+def test_every_row_makes_its_env_and_expert(row):
+    env = gym.make(row.id)
+    assert env.spec is not None and env.spec.max_episode_steps == row.max_episode_steps
+    obs, info = env.reset(seed=0)
+    assert isinstance(obs, str) and obs
+    assert ("legal_actions" in info) == row.finite_actions
+    if row.expert:
+        assert callable(load(row.expert))
+    env.close()
+
+
+def test_entry_lookup_and_unknown_id():
+    assert entry("Bandit-v0").id == "turngym/Bandit-v0"
+    assert entry("turngym/Bandit-v0").name == "Bandit-v0"
+    with pytest.raises(KeyError, match="known ids"):
+        entry("Nope-v9")
+
+
+def test_register_is_idempotent_and_make_accepts_short_ids():
+    turngym.register_envs()
+    turngym.register_envs()
+    assert turngym.make("Bandit-v0").spec.id == "turngym/Bandit-v0"
+
+
+def _installed() -> bool:
+    try:
+        importlib.metadata.distribution("turngym")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _installed(), reason="turngym is not pip-installed (run `make test`)")
+def test_gym_make_works_in_a_fresh_interpreter_without_importing_turngym(tmp_path):
+    code = (
+        "import json, sys\n"
+        "import gymnasium as gym\n"
+        "made = {}\n"
+        "for env_id in [k for k in gym.registry if k.startswith('turngym/')]:\n"
+        "    env = gym.make(env_id)\n"
+        "    made[env_id] = isinstance(env.reset(seed=0)[0], str)\n"
+        "print(json.dumps(made))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    made = json.loads(out.stdout.strip().splitlines()[-1])
+    assert made == {e.id: True for e in ENVS}
+
+
+def test_import_is_light():
+    heavy = "('torch', 'transformers', 'playwright', 'ray', 'vllm', 'docker')"
+    code = f"import sys, turngym; print(sorted(m for m in {heavy} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_import_time_under_300ms():
+    best = float("inf")
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import turngym"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        for line in out.stderr.splitlines():
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) == 3 and parts[2] == "turngym":
+                best = min(best, int(parts[1]) / 1e6)
+    assert best < 0.3, f"import turngym took {best:.3f} s cumulative"
