@@ -144,3 +144,11 @@ def test_apply_crash_in_outcome_is_reported():
             raise RuntimeError("boom")
 
     assert not _verdicts(Broken)["fuzzed actions"]
+
+
+def test_blank_ansi_render_fails():
+    class Blank(Count):
+        def _render(self) -> str:
+            return ""
+
+    assert not _verdicts(Blank)["render ansi"]

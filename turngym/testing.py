@@ -11,7 +11,7 @@ The checks (ARCHITECTURE.md section 9): Gymnasium's ``check_env``; seed
 determinism; reset-safety (a reused env equals a fresh one over many episodes);
 fuzzed actions (random unicode, empty, huge, near-legal, legal, non-strings) with
 no exception and ``invalid_action`` set correctly; well-formed ``legal_actions``;
-and the registered expert reaching success.
+``render_mode="ansi"`` text; and the registered expert reaching success.
 """
 
 from __future__ import annotations
@@ -82,11 +82,12 @@ class CheckReport:
 # -- building envs -----------------------------------------------------------------
 
 
-def _factory(source: EnvSource, make_kwargs: dict[str, Any]) -> tuple[Callable[[], gym.Env], str]:
+def _factory(source: EnvSource, make_kwargs: dict[str, Any]) -> tuple[Callable[..., gym.Env], str]:
+    """A maker ``make(**extra)`` of fresh envs, and the name to report."""
     if isinstance(source, str):
         import turngym  # noqa: F401  (registers the ids)
 
-        return (lambda: gym.make(source, **make_kwargs)), source
+        return (lambda **extra: gym.make(source, **make_kwargs, **extra)), source
     if isinstance(source, gym.Env):
         spec = source.spec
         if spec is None:
@@ -94,10 +95,10 @@ def _factory(source: EnvSource, make_kwargs: dict[str, Any]) -> tuple[Callable[[
                 "check_text_env got an env instance without a spec, so it cannot build fresh "
                 "copies for the reset-safety check; pass the class or a zero-argument factory"
             )
-        return (lambda: gym.make(spec, **make_kwargs)), spec.id
+        return (lambda **extra: gym.make(spec, **make_kwargs, **extra)), spec.id
     if callable(source):
         name = getattr(source, "__name__", type(source).__name__)
-        return (lambda: source(**make_kwargs)), name
+        return (lambda **extra: source(**make_kwargs, **extra)), name
     raise TypeError(f"check_text_env takes an env id, an env or a factory, got {source!r}")
 
 
@@ -252,7 +253,7 @@ def _first_difference(a: list[str], b: list[str]) -> str:
 # -- the checks --------------------------------------------------------------------
 
 
-def _check_gymnasium(make: Callable[[], gym.Env]) -> str:
+def _check_gymnasium(make: Callable[..., gym.Env]) -> str:
     from gymnasium.utils.env_checker import check_env
 
     env = make()
@@ -268,7 +269,7 @@ def _check_gymnasium(make: Callable[[], gym.Env]) -> str:
     return "gymnasium.utils.env_checker.check_env"
 
 
-def _check_determinism(make: Callable[[], gym.Env], seed: int) -> str:
+def _check_determinism(make: Callable[..., gym.Env], seed: int) -> str:
     env = make()
     try:
         obs1, info1 = env.reset(seed=seed)
@@ -289,7 +290,7 @@ def _check_determinism(make: Callable[[], gym.Env], seed: int) -> str:
     return f"5 seeds, {n} steps replayed identically"
 
 
-def _check_reset_safety(make: Callable[[], gym.Env], seed: int, episodes: int) -> str:
+def _check_reset_safety(make: Callable[..., gym.Env], seed: int, episodes: int) -> str:
     reused = make()
     steps = 0
     try:
@@ -312,7 +313,7 @@ def _check_reset_safety(make: Callable[[], gym.Env], seed: int, episodes: int) -
     return f"{episodes} episodes, {steps} steps: reused == fresh"
 
 
-def _check_fuzz(make: Callable[[], gym.Env], seed: int, n_fuzz: int, notes: list[str]) -> str:
+def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: list[str]) -> str:
     """Fuzz the env; on success append the legal-actions verdict to ``notes``."""
     env = make()
     rng = np.random.default_rng(seed)
@@ -365,7 +366,7 @@ def _check_fuzz(make: Callable[[], gym.Env], seed: int, n_fuzz: int, notes: list
 
 
 def _check_expert(
-    make: Callable[[], gym.Env],
+    make: Callable[..., gym.Env],
     env_id: str,
     seed: int,
     episodes: int,
@@ -398,6 +399,26 @@ def _check_expert(
     if wins == 0:
         raise _StepProblem(f"the expert never succeeded in {episodes} episodes")
     return f"success in {wins}/{episodes} episodes"
+
+
+def _check_render(make: Callable[..., gym.Env], seed: int) -> str:
+    env = make(render_mode="ansi")
+    try:
+        _, info = env.reset(seed=seed)
+        frames = [env.render()]
+        rng = np.random.default_rng(seed)
+        for _ in range(3):
+            legal = info.get("legal_actions") or ["?"]
+            *_, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
+            frames.append(env.render())
+            if terminated or truncated:
+                break
+    finally:
+        env.close()
+    bad = [f for f in frames if not isinstance(f, str) or not f.strip()]
+    if bad:
+        raise _StepProblem(f"render() in 'ansi' mode must return non-empty text, got {bad[0]!r}")
+    return f"{len(frames)} frames of text"
 
 
 def _run(name: str, fn: Callable[[], Any]) -> CheckResult:
@@ -460,6 +481,7 @@ def check_text_env(
     report.results.append(
         CheckResult("legal actions", bool(notes), notes[0] if notes else "see fuzzed actions")
     )
+    report.results.append(_run("render ansi", lambda: _check_render(make, seed)))
     report.results.append(
         _run("expert", lambda: _check_expert(make, env_id, seed, expert_episodes, expert))
     )
