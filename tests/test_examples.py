@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def _run(*args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_quickstart():
+    out = _run(str(EXAMPLES / "quickstart.py"))
+    assert "--- random" in out and "--- expert" in out and "success: True" in out
+
+
+def test_custom_env_passes_its_checks():
+    out = _run(str(EXAMPLES / "custom_env.py"))
+    assert "FAIL" not in out and "reset safety" in out
+    assert "expert" in out  # no expert registered: reported as skipped
