@@ -114,3 +114,11 @@ def test_base_env_passes_the_conformance_checker():
     names = {r.name: r for r in report.results}
     assert names["expert"].skipped
     assert report.passed, report.table()
+
+
+def test_step_after_truncation_repeats_truncation():
+    env = Count(max_invalid_actions=1)
+    env.reset(seed=0)
+    assert env.step("nope")[3] is True
+    _, _, terminated, truncated, info = env.step("1")
+    assert (terminated, truncated) == (False, True) and info["invalid_action"]

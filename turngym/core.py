@@ -129,6 +129,7 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         self.action_space = Unicode(self.max_action_length)
         self._started = False
         self._done = False
+        self._terminated = False
         self._turn = 0
         self._invalid_streak = 0
         self._success = False
@@ -165,6 +166,7 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         super().reset(seed=seed)
         self._started = True
         self._done = False
+        self._terminated = False
         self._turn = 0
         self._invalid_streak = 0
         self._success = False
@@ -182,7 +184,8 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         if self._done:
             info = self._info(invalid=True)
             info["invalid_reason"] = "episode is over"
-            return "The episode is over; call reset() to start a new one.", 0.0, True, False, info
+            obs = "The episode is over; call reset() to start a new one."
+            return obs, 0.0, self._terminated, not self._terminated, info
 
         parsed: A | Invalid
         if not isinstance(action, str):
@@ -200,6 +203,7 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         outcome = self._apply(parsed)
         self._success = self._success or outcome.success
         self._done = outcome.terminated or outcome.truncated
+        self._terminated = outcome.terminated
         info = self._info(invalid=False)
         info.update(outcome.info)
         self._maybe_print()
