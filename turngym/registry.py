@@ -70,6 +70,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.bandit:BanditExpert",
         description="RAGEN two-armed bandit with semantic arm names (one pull)",
     ),
+    # -- FrozenLake (text) ---------------------------------------------------------
+    _e(
+        "FrozenLake-v0",
+        "turngym.envs.text.frozen_lake:FrozenLakeEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.frozen_lake:FrozenLakeExpert",
+        description="FrozenLake gridworld in text; fixed or random 4x4/8x8 maps, optional slip",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
