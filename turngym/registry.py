@@ -70,6 +70,48 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.bandit:BanditExpert",
         description="RAGEN two-armed bandit with semantic arm names (one pull)",
     ),
+    # -- FrozenLake (text) ---------------------------------------------------------
+    _e(
+        "FrozenLake-v0",
+        "turngym.envs.text.frozen_lake:FrozenLakeEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.frozen_lake:FrozenLakeExpert",
+        description="FrozenLake gridworld in text; fixed or random 4x4/8x8 maps, optional slip",
+    ),
+    # -- classic (TextAdapter over Gymnasium toy-text envs) ----------------------------
+    _e(
+        "Taxi-v0",
+        "turngym.envs.classic:TaxiTextEnv",
+        "classic",
+        200,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.classic:TaxiExpert",
+        description="Gymnasium Taxi in text: pick up the passenger, drop them at the stand",
+    ),
+    _e(
+        "CliffWalking-v0",
+        "turngym.envs.classic:CliffWalkingTextEnv",
+        "classic",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.classic:CliffWalkingExpert",
+        description="Gymnasium CliffWalking in text: reach the goal without falling off",
+    ),
+    _e(
+        "Blackjack-v0",
+        "turngym.envs.classic:BlackjackTextEnv",
+        "classic",
+        30,
+        finite_actions=True,
+        stochastic=True,
+        expert="turngym.agents.experts.classic:BlackjackExpert",
+        description="Gymnasium Blackjack in text: one hand against the dealer (hit/stick)",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}

@@ -1,0 +1,218 @@
+"""``FrozenLake-v0``: cross a frozen lake from S to G without falling into a hole.
+
+A native text version of the classic gridworld: the board is drawn with a legend,
+actions are ``left``, ``down``, ``right``, ``up``. Maps are the classic fixed 4x4 and
+8x8 ones or, with ``map="random"``, a new solvable map drawn from the env's RNG on
+every reset. On slippery ice a move goes the intended way with probability 1/3 and
+to each side with 1/3, as in Gymnasium's ``FrozenLake-v1``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from turngym.core import Invalid, Outcome, TextEnv, normalize_action
+
+__all__ = ["ACTIONS", "FIXED_MAPS", "FrozenLakeEnv", "reachable"]
+
+ACTIONS: tuple[str, ...] = ("left", "down", "right", "up")
+"""Canonical actions, in Gymnasium's order (so ``(a +- 1) % 4`` are the sideways moves)."""
+_MOVES: tuple[tuple[int, int], ...] = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+FIXED_MAPS: dict[int, tuple[str, ...]] = {
+    4: ("SFFF", "FHFH", "FFFH", "HFFG"),
+    8: (
+        "SFFFFFFF",
+        "FFFFFFFF",
+        "FFFHFFFF",
+        "FFFFFHFF",
+        "FFFHFFFF",
+        "FHHFFFHF",
+        "FHFFHFHF",
+        "FFFHFFFG",
+    ),
+}
+"""The classic maps of Gymnasium's ``FrozenLake-v1`` (``map_name="4x4"`` / ``"8x8"``)."""
+
+_MAX_HOLE_PROB = 0.5
+
+
+def reachable(desc: tuple[str, ...]) -> bool:
+    """Whether G can be reached from S by moves that avoid holes.
+
+    >>> reachable(("SH", "HG"))
+    False
+    >>> reachable(FIXED_MAPS[4])
+    True
+    """
+    size = len(desc)
+    start = next((r, c) for r in range(size) for c in range(size) if desc[r][c] == "S")
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        r, c = queue.popleft()
+        if desc[r][c] == "G":
+            return True
+        for dr, dc in _MOVES:
+            nr, nc = r + dr, c + dc
+            inside = 0 <= nr < size and 0 <= nc < size
+            if inside and desc[nr][nc] != "H" and (nr, nc) not in seen:
+                seen.add((nr, nc))
+                queue.append((nr, nc))
+    return False
+
+
+class FrozenLakeEnv(TextEnv[int]):
+    """Walk from the start S to the goal G across ice without stepping into a hole H.
+
+    Reward 1 on reaching G (the episode ends, success); stepping into a hole ends the
+    episode with reward 0 and no success. Walking into the edge leaves you in place.
+
+    Args:
+        size: the board is ``size`` x ``size``; 4 or 8.
+        map: ``"fixed"`` (the classic map of that size) or ``"random"`` (a new map each
+            reset, always with a hole-free path from S to G).
+        is_slippery: a move goes the intended way with probability 1/3 and to each
+            perpendicular side with 1/3.
+        hole_prob: chance that a cell of a random map is a hole, in [0, 0.5].
+        **kwargs: ``TextEnv`` options (``invalid_action_penalty``, ...).
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import turngym
+        >>> env = gym.make("turngym/FrozenLake-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> print(obs.splitlines()[-5])
+        P F F F
+        >>> obs, reward, terminated, truncated, info = env.step("right")
+        >>> print(obs.splitlines()[0])
+        You moved right.
+        >>> obs, reward, terminated, truncated, info = env.step("down")
+        >>> terminated, info["success"]
+        (True, False)
+
+    """
+
+    def __init__(
+        self,
+        size: int = 4,
+        map: str = "fixed",
+        is_slippery: bool = False,
+        hole_prob: float = 0.2,
+        **kwargs: Any,
+    ) -> None:
+        if size not in FIXED_MAPS or isinstance(size, bool):
+            raise ValueError(f"size must be 4 or 8, got {size!r}")
+        if map not in ("fixed", "random"):
+            raise ValueError(f"map must be 'fixed' or 'random', got {map!r}")
+        if not isinstance(is_slippery, bool):
+            raise ValueError(f"is_slippery must be True or False, got {is_slippery!r}")
+        if not 0.0 <= hole_prob <= _MAX_HOLE_PROB:
+            raise ValueError(
+                f"hole_prob must be in [0, {_MAX_HOLE_PROB}] (more holes rarely leave a "
+                f"path to the goal), got {hole_prob!r}"
+            )
+        super().__init__(**kwargs)
+        self.size = int(size)
+        self.map_kind = map
+        self.is_slippery = is_slippery
+        self.hole_prob = float(hole_prob)
+        self.desc: tuple[str, ...] = FIXED_MAPS[self.size]
+        self.pos = (0, 0)
+        self._lookup = {name: i for i, name in enumerate(ACTIONS)}
+
+    # -- the model (also read by the expert) -----------------------------------------
+
+    def directions(self, action: int) -> list[int]:
+        """The directions ``action`` may actually go, each equally likely."""
+        return [(action - 1) % 4, action, (action + 1) % 4] if self.is_slippery else [action]
+
+    def transitions(self, pos: tuple[int, int], action: int) -> list[tuple[float, tuple[int, int]]]:
+        """The ``(probability, next position)`` outcomes of ``action`` from ``pos``."""
+        directions = self.directions(action)
+        return [(1.0 / len(directions), self._move(pos, d)) for d in directions]
+
+    def _move(self, pos: tuple[int, int], direction: int) -> tuple[int, int]:
+        dr, dc = _MOVES[direction]
+        r = min(max(pos[0] + dr, 0), self.size - 1)
+        c = min(max(pos[1] + dc, 0), self.size - 1)
+        return r, c
+
+    def cell(self, pos: tuple[int, int]) -> str:
+        """The map letter at ``pos``: S, F, H or G."""
+        return self.desc[pos[0]][pos[1]]
+
+    # -- the game --------------------------------------------------------------------
+
+    def _reset(self, options: dict[str, Any]) -> str:
+        self.desc = self._random_map() if self.map_kind == "random" else FIXED_MAPS[self.size]
+        self.pos = (0, 0)
+        n = self.size
+        slip = (
+            " The ice is slippery: a move goes the way you chose only 1/3 of the time; "
+            "otherwise you slide to one side of it (1/3 each)."
+            if self.is_slippery
+            else ""
+        )
+        self.instruction = (
+            f"You are on a frozen lake ({n}x{n} grid). Walk from the start S (top left) to "
+            "the goal G (bottom right) without stepping into a hole H. Legend: S start, "
+            "F frozen (safe), H hole, G goal, P you. Rows count from 0 at the top, columns "
+            "from 0 at the left. Actions: left, down, right, up. Walking into the edge "
+            f"leaves you in place. Reaching G gives reward 1; a hole ends the game.{slip}"
+        )
+        return f"{self.instruction}\n\n{self._render()}"
+
+    def _random_map(self) -> tuple[str, ...]:
+        n = self.size
+        # Rejection sampling; with hole_prob <= 0.5 a solvable map turns up quickly.
+        while True:
+            holes = self.np_random.random((n, n)) < self.hole_prob
+            rows = ["".join("H" if holes[r, c] else "F" for c in range(n)) for r in range(n)]
+            rows[0] = "S" + rows[0][1:]
+            rows[-1] = rows[-1][:-1] + "G"
+            desc = tuple(rows)
+            if reachable(desc):
+                return desc
+
+    def _parse(self, action: str) -> int | Invalid:
+        index = self._lookup.get(normalize_action(action).removeprefix("move "))
+        if index is None:
+            return Invalid("unknown move; answer with one of: left, down, right, up")
+        return index
+
+    def _apply(self, action: int) -> Outcome:
+        directions = self.directions(action)
+        direction = directions[int(self.np_random.integers(len(directions)))]
+        before = self.pos
+        self.pos = self._move(before, direction)
+        if direction != action:
+            text = f"You tried to move {ACTIONS[action]} but slipped {ACTIONS[direction]}"
+        else:
+            text = f"You moved {ACTIONS[action]}"
+        if self.pos == before:
+            text += " into the edge and stayed where you were"
+        text += "."
+        here = self.cell(self.pos)
+        if here == "G":
+            return Outcome(
+                f"{text} You reached the goal!\n{self._render()}", 1.0, True, success=True
+            )
+        if here == "H":
+            return Outcome(f"{text} You fell into a hole. Game over.\n{self._render()}", 0.0, True)
+        return Outcome(f"{text}\n{self._render()}")
+
+    def _legal_actions(self) -> list[str]:
+        return list(ACTIONS)
+
+    def _render(self) -> str:
+        lines = [
+            " ".join("P" if (r, c) == self.pos else ch for c, ch in enumerate(row))
+            for r, row in enumerate(self.desc)
+        ]
+        r, c = self.pos
+        return "\n".join(lines) + f"\nYou are at row {r}, column {c} ({self.cell(self.pos)})."
+
+    def _state_key(self) -> str:
+        return f"{'/'.join(self.desc)}@{self.pos[0]},{self.pos[1]}"
