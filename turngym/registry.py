@@ -70,6 +70,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.bandit:BanditExpert",
         description="RAGEN two-armed bandit with semantic arm names (one pull)",
     ),
+    # -- text: Wordle ----------------------------------------------------------------
+    _e(
+        "Wordle-v0",
+        "turngym.envs.text.wordle:WordleEnv",
+        "text",
+        30,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.wordle:WordleExpert",
+        description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
