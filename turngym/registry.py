@@ -112,6 +112,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.classic:BlackjackExpert",
         description="Gymnasium Blackjack in text: one hand against the dealer (hit/stick)",
     ),
+    # -- text: Wordle ----------------------------------------------------------------
+    _e(
+        "Wordle-v0",
+        "turngym.envs.text.wordle:WordleEnv",
+        "text",
+        30,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.wordle:WordleExpert",
+        description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
