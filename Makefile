@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-## bench: env throughput, one JSON line per env
+## bench: env throughput, one JSON line per env (TextArena/GEM peers: benchmarks/README.md)
 bench: $(STAMP)
 	$(PY) benchmarks/env_throughput.py
 

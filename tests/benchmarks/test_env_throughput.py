@@ -1,0 +1,65 @@
+"""Smoke test of benchmarks/env_throughput.py: every stdout line is a well-formed result."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from turngym.registry import ENVS
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "env_throughput.py"
+RATES = ("episodes_per_s", "steps_per_s", "env_steps_per_s", "mean_episode_len")
+
+
+def _run(*args: str) -> list[dict]:
+    # The checkout's turngym, not whichever one the interpreter has installed.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_turngym_rows_are_measured_with_positive_rates() -> None:
+    lines = _run("--episodes", "3", "--no-peers", "--seed", "5")
+    assert [line["id"] for line in lines] == [e.id for e in ENVS]
+    for line in lines:
+        assert line["bench"] == "env_throughput"
+        assert line["impl"] == "turngym"
+        if "skipped" in line:  # an optional extra of that env is not installed
+            continue
+        assert line["episodes"] == 3
+        assert line["steps"] >= 3
+        assert line["seconds"] > 0
+        assert all(line[k] > 0 for k in RATES)
+        # env-only time excludes the agent, so it can only be the faster rate
+        assert line["env_steps_per_s"] >= line["steps_per_s"]
+        assert line["version"] and line["python"]
+    bandit = next(line for line in lines if line["id"] == "turngym/Bandit-v0")
+    assert bandit["env"] == "Bandit"
+    assert bandit["mean_episode_len"] == 1.0
+
+
+def test_peer_lines_are_measurements_or_clean_skips() -> None:
+    lines = _run("--seconds", "0.2", "--envs", "Taxi,Wordle")
+    assert {line["env"] for line in lines} == {"Taxi", "Wordle"}
+    taxi = next(line for line in lines if line["impl"] == "gymnasium")
+    assert taxi["id"].startswith("Taxi-v")
+    assert all(taxi[k] > 0 for k in RATES)
+    for line in lines:
+        assert "error" not in line
+        if "skipped" in line:
+            assert line["impl"] in ("textarena", "gem")
+            assert line["skipped"]
+        else:
+            assert all(line[k] > 0 for k in RATES)
