@@ -80,17 +80,26 @@ def test_import_is_light():
     assert out.stdout.strip() == "[]"
 
 
+def _cumulative_seconds(module: str, stderr: str) -> float:
+    for line in stderr.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 3 and parts[2] == module:
+            return int(parts[1]) / 1e6
+    raise AssertionError(f"{module} missing from -X importtime output")
+
+
 def test_import_time_under_300ms():
-    best = float("inf")
-    for _ in range(3):
+    # Best of several runs: the suite runs on 2 busy cores, and numpy alone is ~0.13 s.
+    best_total, best_own = float("inf"), float("inf")
+    for _ in range(7):
         out = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", "import turngym"],
             capture_output=True,
             text=True,
             check=True,
         )
-        for line in out.stderr.splitlines():
-            parts = [p.strip() for p in line.split("|")]
-            if len(parts) == 3 and parts[2] == "turngym":
-                best = min(best, int(parts[1]) / 1e6)
-    assert best < 0.3, f"import turngym took {best:.3f} s cumulative"
+        total = _cumulative_seconds("turngym", out.stderr)
+        best_total = min(best_total, total)
+        best_own = min(best_own, total - _cumulative_seconds("gymnasium", out.stderr))
+    assert best_total < 0.3, f"import turngym took {best_total:.3f} s cumulative"
+    assert best_own < 0.05, f"turngym adds {best_own:.3f} s on top of gymnasium"

@@ -30,7 +30,7 @@ _WHITESPACE = re.compile(r"\s+")
 def normalize_action(text: str) -> str:
     r"""Lower-case ``text``, strip it and collapse inner runs of whitespace to one space.
 
-    >>> normalize_action("  Move   LEFT\\n")
+    >>> normalize_action("  Move   LEFT\n")
     'move left'
     """
     return _WHITESPACE.sub(" ", text.strip()).lower()

@@ -44,7 +44,7 @@ class BanditEnv(TextEnv[int]):
         >>> env = BanditEnv()
         >>> obs, info = env.reset(seed=3)
         >>> sorted(info["legal_actions"])
-        ['Anchor', 'Rocket']
+        ['Bread', 'Jackpot']
 
     """
 
