@@ -70,6 +70,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.bandit:BanditExpert",
         description="RAGEN two-armed bandit with semantic arm names (one pull)",
     ),
+    # -- text: sokoban -------------------------------------------------------------
+    _e(
+        "Sokoban-v0",
+        "turngym.envs.text.sokoban:SokobanEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.sokoban:SokobanExpert",
+        description="Sokoban on generated rooms solvable by construction (6x6, 1 box default)",
+    ),
     # -- FrozenLake (text) ---------------------------------------------------------
     _e(
         "FrozenLake-v0",
