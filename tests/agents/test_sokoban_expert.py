@@ -9,26 +9,19 @@ import numpy as np
 import pytest
 
 import turngym  # noqa: F401  (registers the ids)
-from turngym.agents import RandomAgent, make_expert
+from turngym.agents import Agent, RandomAgent, make_expert
 from turngym.agents.experts.sokoban import SokobanExpert, solve
 from turngym.envs.text.sokoban_levels import Level, apply_move
+from turngym.sdk.evaluation import play_episode
 
 ID = "turngym/Sokoban-v0"
 SEEDS = range(200)
 
 
-def play(env: gym.Env, agent: object, seed: int) -> tuple[bool, float, int]:
-    agent.reset(seed=seed)  # type: ignore[attr-defined]
-    obs, info = env.reset(seed=seed)
-    total, steps, done = 0.0, 0, False
-    while not done:
-        action = agent.act(obs, info)  # type: ignore[attr-defined]
-        obs, reward, terminated, truncated, info = env.step(action)
-        assert not info["invalid_action"], (seed, action)
-        total += float(reward)
-        steps += 1
-        done = terminated or truncated
-    return bool(info["success"]), total, steps
+def play(env: gym.Env, agent: Agent, seed: int) -> tuple[bool, float, int]:
+    stats = play_episode(env, agent, seed)
+    assert stats.invalid == 0, seed
+    return stats.success, stats.ret, stats.steps
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import gymnasium as gym
-import numpy as np
 import pytest
 from gymnasium.envs.classic_control import PendulumEnv
 from gymnasium.envs.toy_text.cliffwalking import CliffWalkingEnv
@@ -10,27 +9,17 @@ import turngym  # noqa: F401
 from turngym.agents import RandomAgent, make_expert
 from turngym.agents.experts.classic import BlackjackExpert, TabularExpert, basic_strategy
 from turngym.envs.classic import TextAdapter
+from turngym.sdk.evaluation import evaluate
 from turngym.testing import check_text_env
 
 TAXI, CLIFF, BLACKJACK = "turngym/Taxi-v0", "turngym/CliffWalking-v0", "turngym/Blackjack-v0"
 
 
 def rollouts(env_id, make_agent, episodes: int = 200, **kwargs) -> tuple[float, float, list]:
-    """Success rate, mean return and returns over seeds 0..episodes-1."""
-    env = gym.make(env_id, **kwargs)
-    agent = make_agent(env)
-    wins, returns = 0, []
-    for seed in range(episodes):
-        agent.reset(seed=seed)
-        obs, info = env.reset(seed=seed)
-        total, done = 0.0, False
-        while not done:
-            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-            assert not info["invalid_action"]
-            total, done = total + reward, terminated or truncated
-        wins += info["success"]
-        returns.append(total)
-    return wins / episodes, float(np.mean(returns)), returns
+    """Success rate, mean return and returns over seeds 0..episodes-1 (no invalid actions)."""
+    result = evaluate(env_id, make_agent, episodes=episodes, env_kwargs=kwargs)
+    assert all(e.invalid == 0 for e in result.episodes)
+    return result.success_rate, result.mean_return, [e.ret for e in result.episodes]
 
 
 def classic(env: gym.Env):

@@ -10,28 +10,17 @@ import turngym  # noqa: F401
 from turngym.agents import RandomAgent, make_expert
 from turngym.agents.experts.frozen_lake import FrozenLakeExpert
 from turngym.envs.text.frozen_lake import FIXED_MAPS, FrozenLakeEnv, reachable
+from turngym.sdk.evaluation import evaluate
 from turngym.testing import check_text_env
 
 ID = "turngym/FrozenLake-v0"
 
 
 def rollouts(make_agent, episodes: int = 200, **kwargs) -> tuple[float, float, list[int]]:
-    """Success rate, mean return and episode lengths over seeds 0..episodes-1."""
-    env = gym.make(ID, **kwargs)
-    agent = make_agent(env)
-    wins, returns, lengths = 0, [], []
-    for seed in range(episodes):
-        agent.reset(seed=seed)
-        obs, info = env.reset(seed=seed)
-        total, steps, done = 0.0, 0, False
-        while not done:
-            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-            assert not info["invalid_action"]
-            total, steps, done = total + reward, steps + 1, terminated or truncated
-        wins += info["success"]
-        returns.append(total)
-        lengths.append(steps)
-    return wins / episodes, float(np.mean(returns)), lengths
+    """Success rate, mean return and episode lengths over seeds 0..episodes-1 (no invalids)."""
+    result = evaluate(ID, make_agent, episodes=episodes, env_kwargs=kwargs)
+    assert all(e.invalid == 0 for e in result.episodes)
+    return result.success_rate, result.mean_return, [e.steps for e in result.episodes]
 
 
 # -- conformance ----------------------------------------------------------------------
