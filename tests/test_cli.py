@@ -70,3 +70,26 @@ def test_eval_table_and_json(capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {r["agent"] for r in rows} == {"expert", "random"}
     assert rows[0]["success_rate"] == 1.0
+
+
+def test_closed_stdout_pipe_is_quiet():
+    import subprocess
+    import sys
+
+    cmd = [
+        sys.executable,
+        "-m",
+        "turngym.cli",
+        "play",
+        "Bandit-v0",
+        "--agent",
+        "expert",
+        "--episodes",
+        "3000",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err

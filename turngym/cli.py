@@ -12,6 +12,7 @@ import argparse
 import ast
 import functools
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -311,6 +312,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         print(f"turngym: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`turngym list | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
