@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   wamerican   # /usr/share/dict/american-english: source of the bundled Wordle lists
+  stockfish   # /usr/games/stockfish: the chess engine behind Chess-v0 / ChessEndgame-v0
 )
 missing=()
 for p in "${packages[@]}"; do
