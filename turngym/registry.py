@@ -134,6 +134,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.wordle:WordleExpert",
         description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
     ),
+    # -- text: ToolUse (retail customer service) -------------------------------------
+    _e(
+        "ToolUse-v0",
+        "turngym.envs.text.tool_use:ToolUseEnv",
+        "text",
+        30,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.tool_use:ToolUseExpert",
+        description="retail customer service: serve a simulated user with SQLite-backed tools",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
