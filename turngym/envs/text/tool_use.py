@@ -93,7 +93,8 @@ def _strip_wrapping(text: str) -> str:
         text = text[3:]
         text = text[text.find("\n") + 1 :] if "\n" in text else text
         text = text.removesuffix("```")
-    return text.strip().strip("`").strip().removesuffix(";").strip()
+    text = text.strip().removesuffix(";").strip().strip("`").strip()
+    return text.removesuffix(";").strip()
 
 
 def parse_tool_call(action: str) -> ToolCall | Invalid:

@@ -112,7 +112,8 @@ def build_rows(rng: np.random.Generator, n_users: int = 12, n_products: int = 8)
             status = statuses[int(rng.choice(len(statuses), p=weights))]
             pay = PAYMENT_METHODS[int(rng.integers(len(PAYMENT_METHODS)))]
             rows.orders.append([oid, uid, status, pay, None])
-            chosen = rng.choice(len(pids), size=int(rng.integers(1, 4)), replace=False)
+            n_lines = min(int(rng.integers(1, 4)), len(pids))
+            chosen = rng.choice(len(pids), size=n_lines, replace=False)
             for line, p in enumerate(chosen):
                 choices = variants[pids[int(p)]]
                 rows.order_items.append((oid, line, choices[int(rng.integers(len(choices)))], 0))
