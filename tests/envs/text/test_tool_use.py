@@ -440,30 +440,47 @@ def modify_goal(**over):
     return goal | over
 
 
+REQUEST = (
+    "I'd like to change the T-Shirt in an order that hasn't shipped yet: "
+    "from color: red, size: M to color: blue, size: L."
+)
+NAME_ZIP = "my name is Ava Kim and my zip code is 12345."
+NO_ID = "I don't have the order number, but it's the order with the T-Shirt."
+
+
 @pytest.mark.parametrize(
     ("goal", "message", "reply"),
     [
-        (modify_goal(), "", "Hi! I'd like to change the T-Shirt in an order that hasn't shipped yet: "
-         "from color: red, size: M to color: blue, size: L."),
+        (modify_goal(), "", f"Hi! {REQUEST}"),
         (modify_goal(), "What is your email?", "My email is ava.kim@example.com."),
-        (modify_goal(knows_email=False), "Please verify your identity.",
-         "I don't remember which email I used, but my name is Ava Kim and my zip code is 12345."),
-        (modify_goal(), "Your full name and zip code, please.", "My name is Ava Kim and my zip code is 12345."),
+        (
+            modify_goal(knows_email=False),
+            "Please verify your identity.",
+            f"I don't remember which email I used, but {NAME_ZIP}",
+        ),
+        (modify_goal(), "Your full name and zip code, please.", f"M{NAME_ZIP[1:]}"),
         (modify_goal(), "Which order is it?", "It is order #W1001."),
-        (modify_goal(knows_order_id=False), "What's the order number?",
-         "I don't have the order number, but it's the order with the T-Shirt."),
-        (modify_goal(), "Which item and which variant?",
-         "I want the T-Shirt (color: red, size: M) changed to the one with color: blue, size: L."),
+        (modify_goal(knows_order_id=False), "What's the order number?", NO_ID),
+        (
+            modify_goal(),
+            "Which item and which variant?",
+            "I want the T-Shirt (color: red, size: M) changed to the one with "
+            "color: blue, size: L.",
+        ),
         (modify_goal(), "Shall I swap it in order #W1001?", "Yes, please go ahead."),
-        (modify_goal(knows_order_id=False), "Do you confirm the change to order W2002?",
-         "No, that's not the order I mean. I don't have the order number, but it's the order with the T-Shirt."),
-        (modify_goal(), "It's done! Anything else?", "Hmm, it doesn't look like that has been done yet. "
-         "I'd like to change the T-Shirt in an order that hasn't shipped yet: from color: red, size: M to "
-         "color: blue, size: L."),
-        (modify_goal(), "Nice weather today.", "Could you help me? I'd like to change the T-Shirt in an "
-         "order that hasn't shipped yet: from color: red, size: M to color: blue, size: L."),
+        (
+            modify_goal(knows_order_id=False),
+            "Do you confirm the change to order W2002?",
+            f"No, that's not the order I mean. {NO_ID}",
+        ),
+        (
+            modify_goal(),
+            "It's done! Anything else?",
+            f"Hmm, it doesn't look like that has been done yet. {REQUEST}",
+        ),
+        (modify_goal(), "Nice weather today.", f"Could you help me? {REQUEST}"),
     ],
-)  # fmt: skip
+)
 def test_rule_based_user_replies(goal, message, reply):
     assert rule_based_user(goal, message) == reply
 
@@ -490,7 +507,7 @@ def test_user_hook_replaces_the_customer():
     assert calls[0][1] == "" and calls[0][0]["instruction"].startswith("You are ")
     obs, reward, terminated, *_ = env.step('respond(message="hi")')
     assert obs == "Customer: echo: hi" and not terminated
-    obs, reward, terminated, truncated, info = env.step('respond(message="all done")')
+    obs, reward, terminated, _, info = env.step('respond(message="all done")')
     assert terminated and obs == "Customer: Bye now.\nThe conversation is over."
     assert reward == 0.0 and info["success"] is False
     calls[0][0]["order_id"] = "tampered"  # the hook gets a copy
