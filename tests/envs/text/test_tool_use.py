@@ -80,6 +80,14 @@ def test_seeds_cover_every_request_kind_and_what_the_customer_knows():
             'respond(message="Hi! What\'s (your) email?")',
             ToolCall("respond", {"message": "Hi! What's (your) email?"}),
         ),
+        (
+            'respond(message="Thanks!\nWhich order?")',
+            ToolCall("respond", {"message": "Thanks!\nWhich order?"}),
+        ),
+        (
+            'get_order(\n    order_id="#W1",\n)',
+            ToolCall("get_order", {"order_id": "#W1"}),
+        ),
     ],
 )
 def test_parser_accepts(action, expected):
@@ -101,6 +109,7 @@ def test_parser_accepts(action, expected):
         ("import os", "not a tool call"),
         ('get_order(order_id="#W1"); get_user(user_id="u1")', "not a tool call"),
         ('[get_order(order_id="#W1")]', "not a tool call"),
+        ('get_order(order_id="#W1")\nget_user(user_id="u1")', "not a tool call"),
         ("Hello, how can I help you today?", "not a tool call"),
         ("get_order", "not a tool call"),
         ("", "the action is empty"),
@@ -570,3 +579,12 @@ def test_small_store_kwargs():
         env_kwargs={"n_users": 2, "n_products": 2, "kinds": ["modify", "return"]},
     )
     assert result.success_rate == 1.0
+
+
+def test_close_frees_the_store():
+    env = ToolUseEnv()
+    env.reset(seed=0)
+    env.close()
+    assert env.store is None
+    env.reset(seed=0)  # a closed env can start again
+    assert env.store is not None

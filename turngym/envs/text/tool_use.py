@@ -97,6 +97,13 @@ def _strip_wrapping(text: str) -> str:
     return text.removesuffix(";").strip()
 
 
+def _parse_expression(text: str) -> ast.Expression | None:
+    try:
+        return ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def parse_tool_call(action: str) -> ToolCall | Invalid:
     """Parse one tool call safely: ``ast`` syntax, a known tool, literal arguments only.
 
@@ -113,9 +120,11 @@ respond, transfer_to_human"
         return Invalid(f"the action is empty; write one tool call, {example}")
     if len(text) > _MAX_CALL_CHARS:
         return Invalid(f"a tool call is at most {_MAX_CALL_CHARS} characters")
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parse_expression(text)
+    if tree is None and "\n" in text:
+        # Models often put raw line breaks inside a quoted message; read them as \n.
+        tree = _parse_expression(text.replace("\n", "\\n"))
+    if tree is None:
         return Invalid(f"not a tool call; write exactly one call in Python syntax, {example}")
     call = tree.body
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
@@ -166,7 +175,7 @@ respond, transfer_to_human"
 
 _CONFIRM: tuple[str, ...] = (
     "confirm", "yes/no", "shall i", "should i", "proceed", "would you like me to",
-    "do you want me to", "go ahead",
+    "do you want me to",
 )  # fmt: skip
 _DONE: tuple[str, ...] = (
     "anything else", "all set", "is done", "been done", "completed", "successfully",
@@ -430,6 +439,13 @@ class ToolUseEnv(TextEnv[ToolCall]):
             obs += f"\nOut of turns ({self.max_turns}); the conversation ends unresolved."
             info["user_goal"] = self.goal["instruction"]
         return obs, reward, terminated, truncated, info
+
+    def close(self) -> None:
+        """Free the store's database."""
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        super().close()
 
     def _render(self) -> str:
         g = self.goal
