@@ -134,6 +134,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.wordle:WordleExpert",
         description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
     ),
+    # -- text: Countdown ---------------------------------------------------------------
+    _e(
+        "Countdown-v0",
+        "turngym.envs.text.countdown:CountdownEnv",
+        "text",
+        10,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.countdown:CountdownExpert",
+        description="make a target from 4 numbers with + - * / in one expression (or mode='multi')",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
