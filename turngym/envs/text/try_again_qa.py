@@ -1,4 +1,4 @@
-"""``TryAgainQA-v0``: answer a question; after a wrong answer hear only "Let's try again."
+"""``TryAgainQA-v0``: answer a question, hearing only "Let's try again." when wrong.
 
 The setting of "unary feedback as observation" (UFO): the agent gets several attempts
 at one question, and the only feedback on a wrong answer is a fixed message with no
@@ -33,16 +33,17 @@ __all__ = [
 
 DEFAULT_RETRY_MESSAGE = "Let's try again."
 
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
+_UNIT_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+    "seventeen", "eighteen", "nineteen",
+)  # fmt: skip
+_UNITS = {w: i for i, w in enumerate(_UNIT_WORDS)}
 _TENS = {
     w: 10 * (i + 2)
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
+    for i, w in enumerate(
+        ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+    )
 }
 _SCALES = {"hundred": 100, "thousand": 1000}
 _DIGITS = re.compile(r"(?<![\w.,])(-?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
