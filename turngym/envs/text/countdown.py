@@ -61,7 +61,7 @@ _MAX_DEPTH = 30
 _OPS = "+-*/"
 # Unicode and ASCII spellings accepted for each operator.
 _OP_ALIASES = {"×": "*", "x": "*", "X": "*", "·": "*", "÷": "/", "−": "-", "–": "-", ":": "/"}
-_STEP = re.compile(r"(\d+)\s*([-+*/])\s*(\d+)(?:\s*=\s*\d+)?")
+_STEP = re.compile(r"(\d+)\s*([-+*/])\s*(\d+)(?:\s*=\s*\d+)?", re.ASCII)
 _TRAILING_RESULT = re.compile(r"\s*=\s*-?\d+(?:\s*/\s*\d+)?\s*$")
 
 
