@@ -145,6 +145,28 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.tool_use:ToolUseExpert",
         description="retail customer service: serve a simulated user with SQLite-backed tools",
     ),
+    # -- text: Countdown ---------------------------------------------------------------
+    _e(
+        "Countdown-v0",
+        "turngym.envs.text.countdown:CountdownEnv",
+        "text",
+        10,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.countdown:CountdownExpert",
+        description="make a target from 4 numbers with + - * / in one expression (or mode='multi')",
+    ),
+    # -- text: TryAgainQA --------------------------------------------------------------
+    _e(
+        "TryAgainQA-v0",
+        "turngym.envs.text.try_again_qa:TryAgainQAEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.try_again_qa:TryAgainQAExpert",
+        description="answer a templated question in 5 tries; a wrong answer hears only 'try again'",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
