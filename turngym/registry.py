@@ -134,6 +134,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.wordle:WordleExpert",
         description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
     ),
+    # -- text: SearchQA --------------------------------------------------------------
+    _e(
+        "SearchQA-v0",
+        "turngym.envs.text.search_qa:SearchQAEnv",
+        "text",
+        10,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.search_qa:SearchQAExpert",
+        description="multi-hop QA over a generated encyclopedia with search/open/answer tools",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
