@@ -26,9 +26,9 @@ _QUERY_SUFFIXES = ("", " document", " encyclopedia entry")
 
 
 def result_ids(obs: str) -> dict[str, str]:
-    """``normalised title -> doc id`` for every result listed in a search observation.
+    r"""``normalised title -> doc id`` for every result listed in a search observation.
 
-    >>> result_ids('Search results for "x":\\n1. [d0007] Rogel River: The Rogel River is')
+    >>> result_ids('Search results for "x":\n1. [d0007] Rogel River: The Rogel River is')
     {'rogel river': 'd0007'}
     """
     return {normalize_answer(title): doc_id for doc_id, title in _RESULT.findall(obs)}

@@ -49,13 +49,26 @@ N_COMPANIES = 60
 N_BOOKS = 60
 N_INVENTIONS = 50
 
-_ONSETS = ("b br c d dr f g gr h k l m n p pr r s st t tr v w z th sh").split()
-_VOWELS = "a e i o u a e i o u a e o ai ei ou ia".split()
+# Syllable and word tables (fmt: off keeps them compact, several words a line).
+# fmt: off
+_ONSETS = (
+    "b", "br", "c", "d", "dr", "f", "g", "gr", "h", "k", "l", "m", "n",
+    "p", "pr", "r", "s", "st", "t", "tr", "v", "w", "z", "th", "sh",
+)
+_VOWELS = ("a", "e", "i", "o", "u", "a", "e", "i", "o", "u", "a", "e", "o", "ai", "ei", "ou", "ia")
 _CODAS = ("", "", "", "n", "r", "l", "s", "th", "m", "nd", "rn", "x")
-_CITY_ENDS = "wick ford haven mere holt bury stead port mouth gate field dale".split()
-_COUNTRY_ENDS = "ia ova ara and esh ovia istan ania".split()
-_COMPANY_KINDS = "Labs Works Industries Foundry Mills Instruments Shipyards Dynamics".split()
-_INVENTION_KINDS = "Engine Lamp Loom Press Valve Compass Telegraph Pump Clock Kiln Lens".split()
+_CITY_ENDS = (
+    "wick", "ford", "haven", "mere", "holt", "bury", "stead", "port", "mouth", "gate", "field",
+    "dale",
+)
+_COUNTRY_ENDS = ("ia", "ova", "ara", "and", "esh", "ovia", "istan", "ania")
+_COMPANY_KINDS = (
+    "Labs", "Works", "Industries", "Foundry", "Mills", "Instruments", "Shipyards", "Dynamics",
+)
+_INVENTION_KINDS = (
+    "Engine", "Lamp", "Loom", "Press", "Valve", "Compass", "Telegraph", "Pump", "Clock", "Kiln",
+    "Lens",
+)
 _BOOK_PATTERNS = (
     "The Ballad of {w}",
     "Winter in {w}",
@@ -67,13 +80,16 @@ _BOOK_PATTERNS = (
     "The {w} Affair",
 )
 _PROFESSIONS = (
-    "chemist engineer painter novelist physician architect botanist mathematician "
-    "merchant astronomer composer shipbuilder"
-).split()
-_CITY_KINDS = "port market mill mining university harbour garrison river".split()
-_REGIONS = "northern southern eastern western central coastal".split()
-_INDUSTRIES = "glassware textiles steel instruments ships chemicals clocks paper".split()
+    "chemist", "engineer", "painter", "novelist", "physician", "architect", "botanist",
+    "mathematician", "merchant", "astronomer", "composer", "shipbuilder",
+)
+_CITY_KINDS = ("port", "market", "mill", "mining", "university", "harbour", "garrison", "river")
+_REGIONS = ("northern", "southern", "eastern", "western", "central", "coastal")
+_INDUSTRIES = (
+    "glassware", "textiles", "steel", "instruments", "ships", "chemicals", "clocks", "paper",
+)
 _GENRES = ("a novel", "a book of poems", "a memoir", "a history", "a play", "a travel book")
+# fmt: on
 
 
 @dataclass(frozen=True)
@@ -293,7 +309,7 @@ def _build(seed: int) -> tuple[list[tuple[str, str, str]], dict[str, dict[str, s
         )
         entries.append(("invention", invention, text))
         extra[name].append(f"{pronoun} invented the {invention}.")
-    for name, pronoun, born in people:
+    for name, _, born in people:
         city = facts[name]["birthplace"]
         job = pick(_PROFESSIONS)
         article = "an" if job[0] in "aeiou" else "a"

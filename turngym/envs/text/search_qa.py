@@ -91,8 +91,8 @@ class SearchQAEnv(TextEnv[ToolCall]):
 
     Args:
         hops: relations between the question's entity and the answer, 2 or 3.
-        max_turns: turns per episode (>= 1); register ``max_episode_steps`` to match
-            when raising it above 10 with ``gym.make``.
+        max_turns: turns per episode (>= 1). ``gym.make`` also applies the registered
+            limit of 10 steps: to raise it, pass ``max_episode_steps`` as well.
         top_k: search results shown, 1 to 20.
         **kwargs: ``TextEnv`` options (``invalid_action_penalty``, ...).
 
