@@ -154,6 +154,7 @@ def test_seeding():
         ("<search>Selvan River</search>", ("search", "Selvan River")),
         ("<Answer> Ostrava </answer>", ("answer", "Ostrava")),
         ("answer[The [odd] name]", ("answer", "The [odd] name")),
+        ("<think>first the founder\n</think>\nsearch[Velora]", ("search", "Velora")),
     ],
 )
 def test_tool_calls_are_parsed_leniently(text, call):
@@ -173,6 +174,8 @@ def test_tool_calls_are_parsed_leniently(text, call):
         ("search[]", "search[...] needs an argument"),
         ("open[  ]", "open[...] needs an argument"),
         ("lookup[Tarnwick]", "not a tool call"),
+        ("<think>only thinking</think>", "the action is empty"),
+        ("search[a] <think>late</think>", "malformed search call"),
         ("search[" + "x" * 600 + "]", "longer than 500 characters"),
     ],
 )

@@ -146,6 +146,9 @@ class Corpus:
     def __post_init__(self) -> None:
         self.by_id = {d.id: d for d in self.docs}
         self.by_title = {normalize_answer(d.title): d for d in self.docs}
+        self._kinds: dict[str, list[str]] = {}
+        for d in self.docs:
+            self._kinds.setdefault(d.kind, []).append(d.title)
 
     def titled(self, title: str) -> Document:
         """The document about ``title`` (matched after ``normalize_answer``)."""
@@ -167,7 +170,7 @@ class Corpus:
 
     def of_kind(self, kind: str) -> list[str]:
         """Titles of every entity of ``kind``, in document order."""
-        return [d.title for d in self.docs if d.kind == kind]
+        return list(self._kinds.get(kind, []))
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -4,7 +4,8 @@ The knowledge base is the generated encyclopedia of ``search_corpus`` (fictional
 people, cities, companies, ...), so the answer cannot come from memory: the agent must
 search it with BM25, open documents and follow facts across 2 or 3 of them. Tools are
 action strings: ``search[query]``, ``open[doc id or title]`` and ``answer[text]``; the
-tool name is case-blind and ``search(query)`` or ``<search>query</search>`` work too.
+tool name is case-blind, ``search(query)`` and ``<search>query</search>`` work too, and a
+leading ``<think>...</think>`` block is skipped.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ _CALL_PATTERNS = (
     re.compile(rf"({_NAMES})\s*\((.*)\)", re.IGNORECASE | re.DOTALL),
     re.compile(rf"<\s*({_NAMES})\s*>(.*)<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL),
 )
+_THINK = re.compile(r"^\s*<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _NAMED = re.compile(rf"\s*<?\s*({_NAMES})\b", re.IGNORECASE)
 
 ToolCall = tuple[str, str]
@@ -51,12 +53,13 @@ def parse_tool_call(text: str) -> ToolCall | Invalid:
 
     >>> parse_tool_call("  Search[ Tarnwick port ] ")
     ('search', 'Tarnwick port')
-    >>> parse_tool_call("<answer>Ostrava</answer>")
+    >>> parse_tool_call("<think>Find the founder.</think> <answer>Ostrava</answer>")
     ('answer', 'Ostrava')
     >>> parse_tool_call("open[]")
     Invalid(reason='open[...] needs an argument, e.g. open[d0042] or open[Velora Quince]')
     """
-    stripped = text.strip()
+    # Search-R1 style models reason first: "<think>...</think><search>q</search>".
+    stripped = _THINK.sub("", text, count=1).strip()
     if not stripped:
         return Invalid(f"the action is empty; use one tool: {TOOL_SYNTAX}")
     for pattern in _CALL_PATTERNS:
