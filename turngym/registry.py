@@ -167,6 +167,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.try_again_qa:TryAgainQAExpert",
         description="answer a templated question in 5 tries; a wrong answer hears only 'try again'",
     ),
+    # -- text: SearchQA --------------------------------------------------------------
+    _e(
+        "SearchQA-v0",
+        "turngym.envs.text.search_qa:SearchQAEnv",
+        "text",
+        10,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.search_qa:SearchQAExpert",
+        description="multi-hop QA over a generated encyclopedia with search/open/answer tools",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
