@@ -134,6 +134,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.wordle:WordleExpert",
         description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
     ),
+    # -- text: Maze (LMRL-Gym) -------------------------------------------------------
+    _e(
+        "Maze-v0",
+        "turngym.envs.text.maze:MazeEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.maze:MazeExpert",
+        description="LMRL-Gym maze: random perfect maze, full or partial view, -1 per step",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
