@@ -145,6 +145,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.maze:MazeExpert",
         description="LMRL-Gym maze: random perfect maze, full or partial view, -1 per step",
     ),
+    # -- text: TextNav (LMRL-Gym) ----------------------------------------------------
+    _e(
+        "TextNav-v0",
+        "turngym.envs.text.text_nav:TextNavEnv",
+        "text",
+        50,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.text_nav:TextNavExpert",
+        description="LMRL-Gym text nav: search a seeded house of rooms, move an object",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
