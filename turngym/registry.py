@@ -156,6 +156,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.text_nav:TextNavExpert",
         description="LMRL-Gym text nav: search a seeded house of rooms, move an object",
     ),
+    # -- text: CarDealer (LMRL-Gym) --------------------------------------------------
+    _e(
+        "CarDealer-v0",
+        "turngym.envs.text.car_dealer:CarDealerEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.car_dealer:CarDealerExpert",
+        description="LMRL-Gym car dealer: sell to a scripted buyer with a hidden budget",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
