@@ -287,7 +287,10 @@ class CarDealerEnv(TextEnv[str]):
         if named:
             if price is not None:
                 # The car the offer is about: the one named nearest the amount.
-                self.current = min(named, key=lambda pm: abs(pm[0] - price[1]))[1]
+                at = price[1]
+                self.current = min(
+                    named, key=lambda pm: at - pm[0] - len(pm[1]) if pm[0] < at else pm[0] - at
+                )[1]
             else:
                 self.current = named[-1][1]
         self._listen(message, [m for _, m in named])
@@ -326,7 +329,9 @@ class CarDealerEnv(TextEnv[str]):
 
     def _chat(self, message: str, named: list[str]) -> str:
         want = f"{_a(self.buyer.car_type)} with {_listing(self._feature_phrases())}"
-        if named and self.current is not None:
+        text = message.lower()
+        features = any(k in text for keys in FEATURES.values() for k in keys)
+        if (named or features) and self.current is not None:
             car = self.cars[self.current]
             if car.type != self.buyer.car_type:
                 return f"The {car.model} is {_a(car.type)}; I'm really looking for {want}."
