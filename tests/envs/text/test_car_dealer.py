@@ -161,6 +161,8 @@ def test_offers_are_accepted_at_or_below_her_price_else_countered():
 def test_deal_takes_her_counter_and_three_rejections_end_it():
     env = seed0()
     env.step("offer the BRZ for $40,000")
+    obs, reward, terminated, _, info = env.step("No deal, sorry.")
+    assert not terminated and not info["success"]
     obs, reward, terminated, _, info = env.step("Deal, I accept.")
     assert obs == "Buyer: Deal! I'll take the BRZ for $22,800." and info["success"]
     assert terminated and reward == pytest.approx(22_800 / 29_700)

@@ -36,6 +36,7 @@ _COLD_SHARE = 0.9
 _PRICE = re.compile(r"\$\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(k\b)?", re.IGNORECASE)
 _DEAL = re.compile(r"^\s*deal at \$\s*(\d{1,3}(?:,\d{3})+|\d+)", re.IGNORECASE)
 _AGREE = re.compile(r"\b(deal|accept|accepted|agreed|agree|sold|you got it)\b", re.IGNORECASE)
+_REFUSE = re.compile(r"\b(no|not|don't|won't|can't|cannot)\b", re.IGNORECASE)
 _NEEDS = re.compile(
     r"\b(looking for|need|want|what kind|prefer|help you|interested in|features?)\b", re.IGNORECASE
 )
@@ -116,7 +117,8 @@ class CarDealerEnv(TextEnv[str]):
     (e.g. ``offer the RAV4 for $27,500`` or ``I can do $27.5k on the RAV4``; with
     several cars named, the one named nearest the amount; with none, the car last
     discussed). She accepts an offer at or below what she is willing to pay for that
-    car, otherwise counters; ``deal`` or ``accept`` takes her standing counter-offer.
+    car, otherwise counters; ``deal`` or ``accept`` (without "no"/"not") takes her
+    standing counter-offer.
     She walks away after turning down 3 offers or when her patience (4 to 9 turns)
     runs out.
 
@@ -253,13 +255,9 @@ class CarDealerEnv(TextEnv[str]):
             features=tuple(sorted(target.features[int(j)] for j in picks)),
             patience=int(rng.integers(4, 10)),
         )
-        self.points, self.current, self.rejections, self.counter, self.turns = (
-            set(),
-            None,
-            0,
-            None,
-            0,
-        )
+        self.points = set()
+        self.current = self.counter = None
+        self.rejections = self.turns = 0
         lot = "\n".join(car.line() for car in self.cars.values())
         self.instruction = (
             "You are a car salesperson. Sell a car from your lot to the buyer below. She has "
@@ -298,7 +296,7 @@ class CarDealerEnv(TextEnv[str]):
             return self._offer(self.current, price[0])
         if price is not None:
             return self._say("Which car is that price for?")
-        if self.counter is not None and _AGREE.search(message):
+        if self.counter is not None and _AGREE.search(message) and not _REFUSE.search(message):
             return self._sale(*self.counter)
         return self._say(self._chat(message, [m for _, m in named]))
 
