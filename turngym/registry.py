@@ -178,6 +178,39 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.search_qa:SearchQAExpert",
         description="multi-hop QA over a generated encyclopedia with search/open/answer tools",
     ),
+    # -- text: Maze (LMRL-Gym) -------------------------------------------------------
+    _e(
+        "Maze-v0",
+        "turngym.envs.text.maze:MazeEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.maze:MazeExpert",
+        description="LMRL-Gym maze: random perfect maze, full or partial view, -1 per step",
+    ),
+    # -- text: TextNav (LMRL-Gym) ----------------------------------------------------
+    _e(
+        "TextNav-v0",
+        "turngym.envs.text.text_nav:TextNavEnv",
+        "text",
+        50,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.text_nav:TextNavExpert",
+        description="LMRL-Gym text nav: search a seeded house of rooms, move an object",
+    ),
+    # -- text: CarDealer (LMRL-Gym) --------------------------------------------------
+    _e(
+        "CarDealer-v0",
+        "turngym.envs.text.car_dealer:CarDealerEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.car_dealer:CarDealerExpert",
+        description="LMRL-Gym car dealer: sell to a scripted buyer with a hidden budget",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
