@@ -81,7 +81,8 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         ``_legal_actions() -> list[str] | None``: canonical legal strings (None if the
         action set is not finite).
         ``_render() -> str``: the current state as text.
-    Optionally ``_state_key()`` and ``_extra_info()``.
+    Optionally ``_state_key()``, ``_extra_info()``, and ``max_turns`` with
+    ``_turn_limit_reached()`` for envs that end after a number of turns.
 
     Args:
         invalid_action_penalty: reward for an action that cannot be applied.
@@ -103,6 +104,9 @@ class TextEnv(gym.Env[str, str], Generic[A]):
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012
     instruction: str = ""
     """The task statement; also part of the first observation."""
+    max_turns: int | None = None
+    """Truncate after this many turns, invalid ones included (None: no limit of the env's own;
+    ``gym.make`` may still add a TimeLimit)."""
     max_obs_length: ClassVar[int] = 65_536
     max_action_length: ClassVar[int] = 100_000
 
@@ -157,6 +161,10 @@ class TextEnv(gym.Env[str, str], Generic[A]):
     def _extra_info(self) -> dict[str, Any]:
         return {}
 
+    def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
+        """The closing message (and extra info) when ``max_turns`` runs out."""
+        return f"Out of turns ({self.max_turns}); the episode ends.", {}
+
     # -- the Gymnasium API ---------------------------------------------------------
 
     def reset(
@@ -197,17 +205,32 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         self._turn += 1
 
         if isinstance(parsed, Invalid):
-            return self._invalid_step(action, parsed.reason)
-
-        self._invalid_streak = 0
-        outcome = self._apply(parsed)
-        self._success = self._success or outcome.success
-        self._done = outcome.terminated or outcome.truncated
-        self._terminated = outcome.terminated
-        info = self._info(invalid=False)
-        info.update(outcome.info)
+            result = self._invalid_step(action, parsed.reason)
+        else:
+            self._invalid_streak = 0
+            outcome = self._apply(parsed)
+            self._success = self._success or outcome.success
+            self._done = outcome.terminated or outcome.truncated
+            self._terminated = outcome.terminated
+            info = self._info(invalid=False)
+            info.update(outcome.info)
+            reward = float(outcome.reward)
+            result = (outcome.obs, reward, outcome.terminated, outcome.truncated, info)
+        if not self._done and self.max_turns is not None and self._turn >= self.max_turns:
+            result = self._end_of_turns(*result)
         self._maybe_print()
-        return outcome.obs, float(outcome.reward), outcome.terminated, outcome.truncated, info
+        return result
+
+    def _end_of_turns(
+        self, obs: str, reward: float, terminated: bool, truncated: bool, info: dict[str, Any]
+    ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        # The limit counts invalid turns too, so it applies after either path of step().
+        self._done = True
+        message, extra = self._turn_limit_reached()
+        info.update(extra)
+        if "legal_actions" in info:
+            info["legal_actions"] = []
+        return f"{obs}\n{message}", reward, False, True, info
 
     def render(self) -> str | None:
         """The current state as text (``ansi``), printed (``human``), or None."""

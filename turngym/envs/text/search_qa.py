@@ -187,20 +187,15 @@ class SearchQAEnv(TextEnv[ToolCall]):
             )
         return f"[{doc.id}] {doc.title}\n{doc.text}"
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Apply one tool call; the turn limit truncates an episode left unanswered."""
-        obs, reward, terminated, truncated, info = super().step(action)
-        if not (terminated or truncated or self._done) and self._turn >= self.max_turns:
-            # The base class ends episodes only from _apply or on invalid streaks; the turn
-            # limit counts invalid turns too, so it is enforced here, after either path.
-            self._done = True
-            truncated = True
-            obs += f"\nOut of turns ({self.max_turns}); the answer was {self._q.answer}."
-            info["answer"] = self._q.answer
-        return obs, reward, terminated, truncated, info
+    def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"Out of turns ({self.max_turns}); the answer was {self._q.answer}.",
+            {"answer": self._q.answer},
+        )
 
     def _extra_info(self) -> dict[str, Any]:
-        return {"turns_left": max(self.max_turns - self._turn, 0)}
+        limit = self.max_turns if self.max_turns is not None else self._turn
+        return {"turns_left": max(limit - self._turn, 0)}
 
     def _render(self) -> str:
         lines = [f"Question ({self.hops} hops): {self._q.text}"]

@@ -430,15 +430,11 @@ class ToolUseEnv(TextEnv[ToolCall]):
         self._log.append(f"{action.name} -> {result}")
         return Outcome(f"{action.name} -> {result}")
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """One turn; past ``max_turns`` the conversation is cut off (truncated, reward 0)."""
-        obs, reward, terminated, truncated, info = super().step(action)
-        if not (terminated or truncated or self._done) and self._turn >= self.max_turns:
-            self._done = True
-            truncated = True
-            obs += f"\nOut of turns ({self.max_turns}); the conversation ends unresolved."
-            info["user_goal"] = self.goal["instruction"]
-        return obs, reward, terminated, truncated, info
+    def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"Out of turns ({self.max_turns}); the conversation ends unresolved.",
+            {"user_goal": self.goal["instruction"]},
+        )
 
     def close(self) -> None:
         """Free the store's database."""
