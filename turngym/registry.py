@@ -92,6 +92,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.frozen_lake:FrozenLakeExpert",
         description="FrozenLake gridworld in text; fixed or random 4x4/8x8 maps, optional slip",
     ),
+    # -- BabyAI-Text ---------------------------------------------------------------
+    _e(
+        "BabyAIText-v0",
+        "turngym.envs.text.babyai_text:BabyAITextEnv",
+        "text",
+        64,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.babyai_text:BabyAITextExpert",
+        description="BabyAI-like grid world in text: goto/pickup/open/putnext, hindsight goals",
+    ),
     # -- classic (TextAdapter over Gymnasium toy-text envs) ----------------------------
     _e(
         "Taxi-v0",
