@@ -130,10 +130,10 @@ class BabyAITextEnv(TextEnv[str]):
         >>> env = BabyAITextEnv(mission="pickup")
         >>> obs, info = env.reset(seed=3)
         >>> info["goal"]
-        'pick up the grey ball'
+        'pick up the yellow box'
         >>> info["legal_actions"]
         ['turn left', 'turn right', 'go forward', 'pick up', 'drop', 'toggle']
-        >>> env.compute_reward("pick up the grey ball", info["goal"])
+        >>> env.compute_reward("pick up the yellow box", info["goal"])
         1.0
 
     """
