@@ -103,6 +103,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.babyai_text:BabyAITextExpert",
         description="BabyAI-like grid world in text: goto/pickup/open/putnext, hindsight goals",
     ),
+    # -- TextCraft -----------------------------------------------------------------
+    _e(
+        "TextCraft-v0",
+        "turngym.envs.text.textcraft:TextCraftEnv",
+        "text",
+        40,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.textcraft:TextCraftExpert",
+        description="TextCraft: craft a Minecraft-like item from shown recipes (depth 1-4)",
+    ),
     # -- classic (TextAdapter over Gymnasium toy-text envs) ----------------------------
     _e(
         "Taxi-v0",
