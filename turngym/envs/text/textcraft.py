@@ -203,11 +203,12 @@ class TextCraftEnv(TextEnv[Command]):
             named = set()
             for part in re.split(r",|\band\b", raw_using):
                 m = _COUNTED.match(part.strip())
-                name = _item(m.group(2)) if m and part.strip() else None
-                if part.strip() and name is None:
-                    return Invalid(f"there is no item called {part.strip()!r}")
-                if name is not None:
-                    named.add(name)
+                if m is None:  # an empty part, as in "a, , b"
+                    continue
+                name = _item(m.group(2))
+                if name is None:
+                    return Invalid(f"there is no item called {m.group(2)!r}")
+                named.add(name)
             if named != set(ingredients):
                 return Invalid(f"that is not the recipe of {item}; it is `{recipe_text(item)}`")
         batches = -(-count // made)
