@@ -211,6 +211,28 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.car_dealer:CarDealerExpert",
         description="LMRL-Gym car dealer: sell to a scripted buyer with a hidden budget",
     ),
+    # -- BabyAI-Text ---------------------------------------------------------------
+    _e(
+        "BabyAIText-v0",
+        "turngym.envs.text.babyai_text:BabyAITextEnv",
+        "text",
+        64,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.babyai_text:BabyAITextExpert",
+        description="BabyAI-like grid world in text: goto/pickup/open/putnext, hindsight goals",
+    ),
+    # -- TextCraft -----------------------------------------------------------------
+    _e(
+        "TextCraft-v0",
+        "turngym.envs.text.textcraft:TextCraftEnv",
+        "text",
+        40,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.textcraft:TextCraftExpert",
+        description="TextCraft: craft a Minecraft-like item from shown recipes (depth 1-4)",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
