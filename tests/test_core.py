@@ -122,3 +122,21 @@ def test_step_after_truncation_repeats_truncation():
     assert env.step("nope")[3] is True
     _, _, terminated, truncated, info = env.step("1")
     assert (terminated, truncated) == (False, True) and info["invalid_action"]
+
+
+def test_max_turns_counts_invalid_turns_and_truncates():
+    class Limited(Count):
+        max_turns = 3
+
+        def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
+            return "Time is up.", {"answer": self.target}
+
+    env = Limited(max_invalid_actions=None)
+    env.reset(seed=0)
+    env.target = 100  # unreachable in 3 turns
+    assert not env.step("1")[3]
+    assert not env.step("nope")[3]
+    obs, _, terminated, truncated, info = env.step("2")
+    assert (terminated, truncated) == (False, True)
+    assert obs.endswith("Time is up.") and info["answer"] == 100 and info["legal_actions"] == []
+    assert env.step("1")[3] is True  # stays over
