@@ -134,6 +134,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.wordle:WordleExpert",
         description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
     ),
+    # -- text: TwentyQuestions -------------------------------------------------------
+    _e(
+        "TwentyQuestions-v0",
+        "turngym.envs.text.twenty_questions:TwentyQuestionsEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.twenty_questions:TwentyQuestionsExpert",
+        description="LMRL-Gym 20 Questions: find a secret everyday object with yes/no questions",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}

@@ -176,6 +176,8 @@ ATTRIBUTES: dict[str, tuple[str, tuple[str, ...]]] = {
             "big as person",
             "!smaller than person",
             "!smaller than human",
+            "!smaller than me",
+            "!smaller than you",
         ),
     ),
     "giant": (
