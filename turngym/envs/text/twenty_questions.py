@@ -44,6 +44,7 @@ AnswerKind = Literal["yes", "no", "unknown", "correct_guess", "wrong_guess"]
 _WORD = re.compile(r"[a-z0-9]+")
 _FUZZY_CUTOFF = 0.85  # difflib ratio for a word to count as a misspelt key word
 _FUZZY_MIN_LENGTH = 5  # shorter words must match exactly ("car" is not "cat")
+_FUZZY_WEIGHT = 0.5  # a misspelt word weighs half an exact one
 
 # A guess is an object name preceded only by filler words ("is it a", "my final guess
 # is the", "could it be maybe an", "what about", nothing) and followed by at most a few
@@ -126,7 +127,6 @@ class _Key:
     attribute: str
     words: frozenset[str]
     negated: bool
-    weight: int
 
 
 def _keys() -> tuple[_Key, ...]:
@@ -135,18 +135,21 @@ def _keys() -> tuple[_Key, ...]:
         for phrase in phrases:
             negated = phrase.startswith("!")
             words = frozenset(tokens(phrase.lstrip("!")))
-            out.append(_Key(attribute, words, negated, sum(len(w) for w in words)))
+            out.append(_Key(attribute, words, negated))
     return tuple(out)
 
 
 _KEYS = _keys()
 _VOCABULARY = sorted({w for key in _KEYS for w in key.words})
+_VOCABULARY_SET = frozenset(_VOCABULARY)
 
 
 @lru_cache(maxsize=8192)
 def _known_words(word: str) -> frozenset[str]:
     """Key words that ``word`` stands for: itself, or close spellings of longer words."""
-    found = {word} if word in _VOCABULARY else set()
+    if word in _VOCABULARY_SET:
+        return frozenset([word])  # exact: no fuzzy look-alikes ("edible" is not "inedible")
+    found: set[str] = set()
     if len(word) >= _FUZZY_MIN_LENGTH:
         found.update(
             w
@@ -159,21 +162,28 @@ def _known_words(word: str) -> frozenset[str]:
 def match_attribute(question: str) -> tuple[str, bool] | None:
     """The attribute a question asks about and whether it asks the opposite, or None.
 
-    The key whose words all occur in the question wins; the longest key wins ties
-    (so "bigger than a person" beats "bigger").
+    Among the keys whose words all occur in the question, the longest wins (so "bigger
+    than a person" beats "bigger"); misspelt words (fuzzy matches) count half.
 
     >>> match_attribute("Does it have fur?"), match_attribute("Is it natural?")
     (('fur', False), ('man_made', True))
     >>> match_attribute("What colour is it?") is None
     True
     """
-    present: set[str] = set()
+    exact: set[str] = set()
+    fuzzy: set[str] = set()
     for word in tokens(question):
-        present |= _known_words(word)
+        found = _known_words(word)
+        (exact if word in found else fuzzy).update(found)
+    present = exact | fuzzy
     best: _Key | None = None
+    best_score = 0.0
     for key in _KEYS:
-        if key.words <= present and (best is None or key.weight > best.weight):
-            best = key
+        if key.words <= present:
+            # A misspelt word counts half, so "contain" does not outweigh "sugar".
+            score = sum(len(w) * (1.0 if w in exact else _FUZZY_WEIGHT) for w in key.words)
+            if score > best_score:
+                best, best_score = key, score
     return None if best is None else (best.attribute, best.negated)
 
 

@@ -99,7 +99,7 @@ ATTRIBUTES: dict[str, tuple[str, tuple[str, ...]]] = {
     "toy": ("Is it a toy?", ("toy", "toys", "play with", "plaything")),
     "container": (
         "Is it a container?",
-        ("container", "hold things", "store things", "put things in", "contain", "contains"),
+        ("container", "hold things", "store things", "put things in", "holds things"),
     ),
     "fly": ("Can it fly?", ("fly", "flies", "flying", "flight", "airborne", "fly air")),
     "water": (
