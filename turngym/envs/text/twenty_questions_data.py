@@ -287,7 +287,7 @@ gorilla | | @mammal -tail big huge outdoors |
 skunk | | @mammal outdoors stripes | meat
 raccoon | | @mammal outdoors meat | stripes
 chicken | hen,rooster,chick | @bird farm food | fly meat
-duck | | @bird water | farm
+duck | | @bird water | farm food
 eagle | hawk,falcon | @bird meat big |
 owl | | @bird meat | big
 penguin | | @bird -fly water meat | big
@@ -303,15 +303,15 @@ goldfish | | @fish pet house | yellow
 shark | | @fish meat big huge outdoors | giant
 salmon | | @fish food meat big outdoors | red
 tuna | | @fish food meat big outdoors | huge
-octopus | squid | alive animal water eggs meat outdoors | legs big
+octopus | squid | alive animal water eggs meat outdoors | legs big food
 crab | | alive animal water eggs legs meat food outdoors | red
 lobster | | alive animal water eggs legs meat food tail outdoors | red
 shrimp | prawn | alive animal water eggs legs tail food outdoors |
 jellyfish | | alive animal water eggs meat soft outdoors |
 starfish | sea star | alive animal water eggs meat outdoors | legs
 snake | | alive animal reptile eggs meat tail outdoors |
-turtle | tortoise | @reptile outdoors | water pet
-crocodile | alligator | @reptile meat water big huge outdoors | giant
+turtle | tortoise | @reptile outdoors | water pet green
+crocodile | alligator | @reptile meat water big huge outdoors | giant green
 lizard | gecko,iguana | @reptile outdoors | pet meat green
 frog | toad | alive animal eggs legs water outdoors | green meat
 bee | honeybee,bumblebee | @insect wings fly stripes yellow |
@@ -324,7 +324,7 @@ spider | tarantula | alive animal legs eggs meat | house outdoors
 worm | earthworm | alive animal outdoors soft | eggs
 snail | slug | alive animal eggs outdoors | soft
 rose | | @plant red | sharp
-sunflower | | @plant yellow green big | huge
+sunflower | | @plant yellow big | huge green
 tulip | | @plant | red
 cactus | | @plant green sharp | house
 oak tree | oak | @plant wood big huge giant | green
@@ -332,7 +332,7 @@ pine tree | pine,fir,christmas tree | @plant wood big huge giant green | sharp
 grass | lawn | @plant green | soft
 mushroom | toadstool | alive food outdoors | vegetable
 bamboo | | @plant green big huge | wood
-apple | | @fruit trees round | red
+apple | | @fruit trees round | red green
 banana | | @fruit yellow | trees
 orange | | @fruit trees round |
 lemon | | @fruit -sweet trees yellow | round
@@ -370,7 +370,7 @@ milk | | food | kitchen house sweet
 peanut | peanuts | food | kitchen house alive plant
 chair | stool | @thing furniture legs big | wood plastic
 table | desk | @thing furniture legs big | wood huge
-bed | | @thing furniture legs big huge soft |
+bed | | @thing furniture legs big huge soft | wood fabric
 sofa | couch | @thing furniture legs big soft fabric | huge
 lamp | | @thing electric | big
 clock | | @thing | electric round
@@ -380,7 +380,7 @@ door | | @thing big huge | wood
 window | | @thing glass big |
 candle | | @thing | round
 key | keys | man_made metal | house
-umbrella | | man_made | fabric outdoors
+umbrella | | man_made | fabric outdoors house
 toothbrush | | @thing plastic |
 soap | | @thing | soft
 book | | @thing |
@@ -400,22 +400,22 @@ toaster | | @thing electric kitchen metal | big
 television | tv,television set | @thing electric screen big | plastic
 computer | laptop | @thing electric screen | plastic big
 phone | smartphone,cell phone,mobile phone,cellphone | man_made electric screen | plastic house
-camera | | man_made electric | screen plastic
+camera | | man_made electric | screen plastic house
 washing machine | washer | @thing electric big metal | engine
 vacuum cleaner | vacuum,hoover | @thing electric big | engine wheels plastic tool
 fan | | @thing electric | plastic engine
 light bulb | lightbulb,bulb | @thing electric glass | round
 remote control | remote | @thing electric plastic |
-headphones | earphones,headset | man_made electric | clothing plastic
+headphones | earphones,headset | man_made electric | clothing plastic house
 hammer | | man_made tool metal | wood house
 screwdriver | | man_made tool metal | sharp plastic house
 saw | | man_made tool metal sharp | house
 shovel | spade | man_made tool metal outdoors big |
 axe | ax | man_made tool metal sharp | wood outdoors big
-ladder | | man_made big huge | tool metal legs
+ladder | | man_made big huge | tool metal legs house outdoors
 wrench | spanner | man_made tool metal | house
 drill | | man_made tool electric | metal plastic house
-rope | | man_made | fabric tool
+rope | | man_made | fabric tool house
 broom | | @thing big | tool wood
 car | automobile | @vehicle wheels engine metal huge | electric
 bicycle | bike | @vehicle wheels metal | sport
@@ -439,9 +439,9 @@ sock | socks | @clothes fabric soft |
 glove | gloves,mitten | @clothes | fabric soft
 jacket | coat | @clothes fabric big | soft
 glasses | eyeglasses,spectacles,sunglasses | man_made clothing | glass plastic house
-watch | wristwatch | man_made clothing | electric metal round
+watch | wristwatch | man_made clothing | electric metal round house
 ring | | man_made clothing metal round | house
-backpack | bag,rucksack | man_made container fabric | big clothing
+backpack | bag,rucksack | man_made container fabric | big clothing house
 dress | gown | @clothes fabric soft big |
 piano | | @instrument big huge wood | legs
 guitar | | @instrument big wood |
@@ -451,12 +451,12 @@ trumpet | | @instrument metal | yellow
 flute | | @instrument metal |
 soccer ball | football | man_made sport round outdoors | toy
 basketball | | man_made sport round | outdoors
-tennis racket | racket,racquet | man_made sport | metal
-baseball bat | | man_made sport wood | metal
+tennis racket | racket,racquet | man_made sport | metal outdoors
+baseball bat | | man_made sport wood | metal outdoors
 kite | | man_made toy fly outdoors | fabric tail
 teddy bear | teddy,stuffed animal | @thing toy soft fabric | fur
 doll | | @thing toy | plastic
-balloon | balloons | man_made toy round | fly soft red
+balloon | balloons | man_made toy round | fly soft red house
 house | home | man_made big huge giant outdoors | wood
 rock | stone,pebble | outdoors | round
 tent | | man_made fabric outdoors big huge |
