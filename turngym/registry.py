@@ -233,6 +233,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.textcraft:TextCraftExpert",
         description="TextCraft: craft a Minecraft-like item from shown recipes (depth 1-4)",
     ),
+    # -- text: TwentyQuestions -------------------------------------------------------
+    _e(
+        "TwentyQuestions-v0",
+        "turngym.envs.text.twenty_questions:TwentyQuestionsEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.twenty_questions:TwentyQuestionsExpert",
+        description="LMRL-Gym 20 Questions: find a secret everyday object with yes/no questions",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
