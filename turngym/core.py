@@ -161,6 +161,10 @@ class TextEnv(gym.Env[str, str], Generic[A]):
     def _extra_info(self) -> dict[str, Any]:
         return {}
 
+    def _turns_left_text(self, n: int) -> str:
+        """How an invalid action's message counts the turns left under ``max_turns``."""
+        return f"{n} turn{'s' if n != 1 else ''} left"
+
     def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
         """The closing message (and extra info) when ``max_turns`` runs out."""
         return f"Out of turns ({self.max_turns}); the episode ends.", {}
@@ -257,6 +261,8 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         obs = f"Invalid action {preview(action)}: {reason}.{hint}"
         if truncated:
             obs += f" Too many invalid actions in a row ({limit}); the episode ends."
+        elif self.max_turns is not None and self._turn < self.max_turns:
+            obs += f" ({self._turns_left_text(self.max_turns - self._turn)})"
         info = self._info(invalid=True)
         info["invalid_reason"] = reason
         return obs, self.invalid_action_penalty, False, truncated, info

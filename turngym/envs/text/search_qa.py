@@ -112,6 +112,8 @@ class SearchQAEnv(TextEnv[ToolCall]):
 
     """
 
+    max_turns: int  # always set here (narrows TextEnv's ``int | None``)
+
     def __init__(self, hops: int = 2, max_turns: int = 10, top_k: int = 5, **kwargs: Any) -> None:
         if isinstance(hops, bool) or hops not in (2, 3):
             raise ValueError(f"hops must be 2 or 3, got {hops!r}")
@@ -194,8 +196,7 @@ class SearchQAEnv(TextEnv[ToolCall]):
         )
 
     def _extra_info(self) -> dict[str, Any]:
-        limit = self.max_turns if self.max_turns is not None else self._turn
-        return {"turns_left": max(limit - self._turn, 0)}
+        return {"turns_left": max(self.max_turns - self._turn, 0)}
 
     def _render(self) -> str:
         lines = [f"Question ({self.hops} hops): {self._q.text}"]

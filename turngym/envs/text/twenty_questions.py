@@ -301,6 +301,8 @@ class TwentyQuestionsEnv(TextEnv[Parsed]):
 
     """
 
+    max_turns: int  # always set here (narrows TextEnv's ``int | None``)
+
     def __init__(
         self,
         max_turns: int = 20,
@@ -394,22 +396,13 @@ class TwentyQuestionsEnv(TextEnv[Parsed]):
             info["object"] = self.secret
             obs = f"{text} You found it in {n} question{'s' if n > 1 else ''}."
             return Outcome(obs, 0.0, terminated=True, success=True, info=info)
-        if self.questions_left <= 0:
-            info["object"] = self.secret
-            return Outcome(f"{text} {self._reveal()}", -1.0, truncated=True, info=info)
+        if self.questions_left <= 0:  # TextEnv.max_turns ends the episode right after
+            return Outcome(text, -1.0, info=info)
         return Outcome(f"{text} ({self._left()})", -1.0, info=info)
 
-    def _invalid_step(self, action: Any, reason: str) -> tuple[str, float, bool, bool, dict]:
-        # An invalid turn uses up a question too, so the game never outlasts max_turns.
-        obs, reward, terminated, truncated, info = super()._invalid_step(action, reason)
-        if not self._done and self.questions_left <= 0:
-            self._done = True
-            truncated = True
-            obs += f" {self._reveal()}"
-            info["object"] = self.secret
-        elif not self._done:
-            obs += f" ({self._left()})"
-        return obs, reward, terminated, truncated, info
+    def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
+        # Invalid turns use up questions too (TextEnv.max_turns counts every turn).
+        return self._reveal(), {"object": self.secret}
 
     def _state_key(self) -> str:
         return "|".join(f"{k}={v}" for k, v in sorted(self._facts.items())) or "start"
@@ -421,9 +414,11 @@ class TwentyQuestionsEnv(TextEnv[Parsed]):
             lines.append(f"The object was {with_article(self.secret)}.")
         return "\n".join(lines)
 
-    def _left(self) -> str:
-        n = self.questions_left
+    def _turns_left_text(self, n: int) -> str:
         return f"{n} question{'s' if n != 1 else ''} left"
+
+    def _left(self) -> str:
+        return self._turns_left_text(self.questions_left)
 
     def _reveal(self) -> str:
         return f"Out of questions: the object was {with_article(self.secret)}."
