@@ -261,6 +261,31 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         ),
     ),
     "CliffWalking": (_gym("CliffWalking"),),
+    "Countdown": (
+        _ta(
+            "Countdown-v0",
+            lambda env: [
+                f"[{i} {j} {op}]" for i in range(6) for j in range(6) if i != j for op in "+-*/"
+            ],
+            "random [i j op] steps from a fixed list (its pool shrinks, so many are invalid "
+            "there); multi-turn, while turngym's default is one expression",
+        ),
+        _gem("rg:countdown", lambda env: [], f"{_TEXT_NOTE}; one answer per episode"),
+    ),
+    "Maze": (
+        _gem(
+            "rg:maze",
+            lambda env: [],
+            f"{_TEXT_NOTE}; a different task: one answer (the step count) per maze",
+        ),
+    ),
+    "TwentyQuestions": (
+        _ta(
+            "TwentyQuestions-v0",
+            lambda env: [],
+            f"{_TEXT_NOTE}; questions answered by its own game master",
+        ),
+    ),
     "FrozenLake": (
         _gym("FrozenLake"),
         _ta("FrozenLake-v0", lambda env: _brackets(_MOVES), _DIRECTIONS_NOTE),
