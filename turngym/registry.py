@@ -134,6 +134,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.wordle:WordleExpert",
         description="guess a secret 5-letter word in 6 tries from G/Y/_ letter feedback",
     ),
+    # -- text: GuessMyCity -----------------------------------------------------------
+    _e(
+        "GuessMyCity-v0",
+        "turngym.envs.text.guess_my_city:GuessMyCityEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.guess_my_city:GuessMyCityExpert",
+        description="LMRL Guess My City: find a secret world city by asking an oracle questions",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
