@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import gymnasium as gym
@@ -41,7 +41,7 @@ BASE_QUESTIONS = (
 """Questions the expert may ask besides the landmark and country ones."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _answer(city: int, question: str) -> str:
     return respond(CITIES[city], question).text
 
@@ -82,6 +82,7 @@ class GuessMyCityExpert(BaseAgent):
         self._guessed: set[int] = set()
         self._last: str | None = None
         self._last_guess: int | None = None
+        self._blind = False
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the last episode."""
@@ -89,6 +90,7 @@ class GuessMyCityExpert(BaseAgent):
         self._guessed = set()
         self._last = None
         self._last_guess = None
+        self._blind = False
 
     @property
     def candidates(self) -> list[str]:
@@ -110,7 +112,8 @@ class GuessMyCityExpert(BaseAgent):
             self._guessed.add(self._last_guess)
         kept = [i for i in self._candidates if _answer(i, question) == answer]
         if not kept:  # the answers are not the rule-based oracle's: guess what is left
-            kept = [i for i in range(len(CITIES)) if i not in self._guessed]
+            self._blind = True
+            kept = list(range(len(CITIES)))
         self._candidates = [i for i in kept if i not in self._guessed]
 
     def _pool(self) -> list[str]:
@@ -123,7 +126,7 @@ class GuessMyCityExpert(BaseAgent):
     def _choose(self) -> str:
         cands = self._candidates or [i for i in range(len(CITIES)) if i not in self._guessed]
         self._last_guess = None
-        if len(cands) > 1:
+        if len(cands) > 1 and not self._blind:
             best, best_h = "", 0.0
             for question in self._pool():
                 groups = Counter(_answer(i, question) for i in cands)

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from turngym.envs.text.city_data import (
     CITIES,
@@ -85,7 +86,7 @@ def normalize_text(text: str) -> str:
 
 # -- the lexicon ---------------------------------------------------------------------
 
-Tag = tuple[str, object]
+Tag = tuple[str, Any]
 """(kind, value): kinds are city, country, continent, language, demonym, landmark,
 climate, coast, capital, hemisphere, megacity and topic (value: the topic's name)."""
 
@@ -93,84 +94,203 @@ _TOPICS: dict[str, tuple[str, ...]] = {
     "continent": ("continent", "continents", "part of the world"),
     "country": ("country", "countries", "nation", "nationality"),
     "language": ("language", "languages", "speak", "speaks", "spoken", "speaking", "tongue"),
-    "landmark": ("landmark", "landmarks", "famous", "known for", "sights", "sight",
-                 "attraction", "attractions", "monument", "monuments", "tourist", "tourists",
-                 "visit", "see there", "famous for"),
-    "population": ("population", "populous", "how many people", "people live", "many people",
-                   "people living", "inhabitants", "residents", "big",
-                   "large", "huge", "small", "tiny", "size", "how many", "million", "millions",
-                   "thousand", "live there", "lives there", "bigger", "larger", "smaller"),
-    "climate": ("climate", "weather", "temperature", "temperatures", "hot", "cold", "warm",
-                "rain", "rainy", "snow", "snowy", "humid", "dry", "mild"),
+    "landmark": (
+        "landmark",
+        "landmarks",
+        "famous",
+        "known for",
+        "sights",
+        "sight",
+        "attraction",
+        "attractions",
+        "monument",
+        "monuments",
+        "tourist",
+        "tourists",
+        "visit",
+        "see there",
+        "famous for",
+    ),
+    "population": (
+        "population",
+        "populous",
+        "how many people",
+        "people live",
+        "many people",
+        "people living",
+        "inhabitants",
+        "residents",
+        "big",
+        "large",
+        "huge",
+        "small",
+        "tiny",
+        "size",
+        "how many",
+        "million",
+        "millions",
+        "thousand",
+        "live there",
+        "lives there",
+        "bigger",
+        "larger",
+        "smaller",
+    ),
+    "climate": (
+        "climate",
+        "weather",
+        "temperature",
+        "temperatures",
+        "hot",
+        "cold",
+        "warm",
+        "rain",
+        "rainy",
+        "snow",
+        "snowy",
+        "humid",
+        "dry",
+        "mild",
+    ),
     "hemisphere": ("hemisphere", "equator"),
-    "name": ("name", "named", "called", "letter", "letters", "spell", "spelled", "spelling",
-             "start with", "starts with", "begin with", "begins with", "end with"),
+    "name": (
+        "name",
+        "named",
+        "called",
+        "letter",
+        "letters",
+        "spell",
+        "spelled",
+        "spelling",
+        "start with",
+        "starts with",
+        "begin with",
+        "begins with",
+        "end with",
+    ),
     "where": ("where", "located", "location"),
 }
 
 _VALUE_WORDS: dict[str, Tag] = {
-    "capital": ("capital", True), "capital city": ("capital", True),
-    "capitol": ("capital", True), "seat of government": ("capital", True),
-    "coast": ("coast", True), "coastal": ("coast", True), "sea": ("coast", True),
-    "ocean": ("coast", True), "seaside": ("coast", True), "beach": ("coast", True),
-    "beaches": ("coast", True), "port": ("coast", True), "seaport": ("coast", True),
-    "by the sea": ("coast", True), "on the water": ("coast", True), "shore": ("coast", True),
-    "landlocked": ("coast", False), "inland": ("coast", False),
-    "southern hemisphere": ("hemisphere", "southern"), "south of the equator": ("hemisphere", "southern"),
-    "northern hemisphere": ("hemisphere", "northern"), "north of the equator": ("hemisphere", "northern"),
-    "megacity": ("megacity", True), "mega city": ("megacity", True),
+    "capital": ("capital", True),
+    "capital city": ("capital", True),
+    "capitol": ("capital", True),
+    "seat of government": ("capital", True),
+    "coast": ("coast", True),
+    "coastal": ("coast", True),
+    "sea": ("coast", True),
+    "ocean": ("coast", True),
+    "seaside": ("coast", True),
+    "beach": ("coast", True),
+    "beaches": ("coast", True),
+    "port": ("coast", True),
+    "seaport": ("coast", True),
+    "by the sea": ("coast", True),
+    "on the water": ("coast", True),
+    "shore": ("coast", True),
+    "landlocked": ("coast", False),
+    "inland": ("coast", False),
+    "southern hemisphere": ("hemisphere", "southern"),
+    "south of the equator": ("hemisphere", "southern"),
+    "northern hemisphere": ("hemisphere", "northern"),
+    "north of the equator": ("hemisphere", "northern"),
+    "megacity": ("megacity", True),
+    "mega city": ("megacity", True),
 }
 
 _CLIMATE_WORDS: dict[str, tuple[str, ...]] = {
     **{c: (c,) for c in CLIMATES},
-    "arid": ("desert",), "dry": ("desert",), "semi arid": ("desert",),
-    "hot": ("tropical", "desert"), "warm": ("tropical", "subtropical", "desert", "mediterranean"),
-    "humid": ("tropical", "subtropical"), "mild": ("temperate", "mediterranean"),
-    "cold": ("continental", "cold"), "snow": ("continental", "cold"),
-    "snowy": ("continental", "cold"), "freezing": ("continental", "cold"),
+    "arid": ("desert",),
+    "dry": ("desert",),
+    "semi arid": ("desert",),
+    "hot": ("tropical", "desert"),
+    "warm": ("tropical", "subtropical", "desert", "mediterranean"),
+    "humid": ("tropical", "subtropical"),
+    "mild": ("temperate", "mediterranean"),
+    "cold": ("continental", "cold"),
+    "snow": ("continental", "cold"),
+    "snowy": ("continental", "cold"),
+    "freezing": ("continental", "cold"),
 }
 
 _CONTINENT_WORDS: dict[str, tuple[str, ...]] = {
     **{c: (c,) for c in CONTINENTS},
-    "european": ("Europe",), "asian": ("Asia",), "african": ("Africa",),
-    "north american": ("North America",), "south american": ("South America",),
-    "oceanian": ("Oceania",), "australasia": ("Oceania",), "antarctica": (),
+    "european": ("Europe",),
+    "asian": ("Asia",),
+    "african": ("Africa",),
+    "north american": ("North America",),
+    "south american": ("South America",),
+    "oceanian": ("Oceania",),
+    "australasia": ("Oceania",),
+    "antarctica": (),
     "americas": ("North America", "South America"),
 }
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # Words that may surround a city name in a plain guess ("Is it in Paris, France?").
-_GUESS_FILLER = frozenset(
+_GUESS_FILLER = _words(
     "is it its the city secret your my guess i think maybe perhaps could be this that "
-    "a in of then ok okay so what about how you are thinking answer final located called "
-    "named town then well hmm must would will it s".split()
+    "a in of then ok okay so what about how you are thinking answer final located "
+    "called named town then well hmm must would will it s"
 )
 _EXPLICIT_GUESS = re.compile(
     r"^(?:(?:my|final|the|our) )*(?:guess|answer)(?: is)? (?P<x>.+)$"
     r"|^i (?:guess|think) (?:(?:it is|its|the city is|that it is|you mean) )?(?P<y>.+)$"
     r"|^(?:the )?(?:secret )?city is (?P<z>.+)$"
 )
-_AUX = frozenset(
-    "is are does do did can could has have was were will would should isnt arent doesnt "
-    "dont am shall".split()
+_AUX = _words(
+    "is are does do did can could has have was were will would should isnt arent "
+    "doesnt dont am shall"
 )
-_WH = frozenset(
-    "what whats which where wheres how who tell name describe give list when why".split()
+_WH = _words("what whats which where wheres how who tell name describe give list when why")
+_MORE = (
+    "more",
+    "over",
+    "above",
+    "greater",
+    "bigger",
+    "larger",
+    "exceed",
+    "exceeds",
+    "at least",
+    "upwards of",
+    "more populous",
 )
-_MORE = ("more", "over", "above", "greater", "bigger", "larger", "exceed", "exceeds",
-         "at least", "upwards of", "more populous")
 _LESS = ("less", "fewer", "under", "below", "smaller", "at most", "less populous")
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a hundred": 100, "half a": 0.5,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "hundred": 100,
+    "a hundred": 100,
+    "half a": 0.5,
 }
 _NUMBER = re.compile(
     r"\b(?P<n>\d+(?:\.\d+)?|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
     r" ?(?P<unit>million|millions|mln|m|thousand|k|billion)?\b"
 )
-_STOP_FUZZY = frozenset(
-    "there their where which what people about have does would could should think guess "
-    "city cities there these those other place thing really please maybe known".split()
+_STOP_FUZZY = _words(
+    "there their where which what people about have does would could should think "
+    "guess city cities there these those other place thing really please maybe known "
+    "island islands state states canon"
 )
 
 
@@ -207,11 +327,11 @@ def _lexicon() -> dict[str, list[Tag]]:
             lang_words.setdefault(lang.split()[0], set()).add(lang)
     for alias, langs in LANGUAGE_ALIASES.items():
         lang_words.setdefault(alias, set()).update(langs)
-    for word, langs in lang_words.items():
-        if word in DEMONYMS:
-            _add(lex, word, ("demonym", (DEMONYMS[word], tuple(sorted(langs)))))
+    for word, spoken in lang_words.items():
+        if word in DEMONYMS:  # "French": the language, or the country's adjective
+            _add(lex, word, ("demonym", (DEMONYMS[word], tuple(sorted(spoken)))))
         else:
-            _add(lex, word, ("language", tuple(sorted(langs))))
+            _add(lex, word, ("language", tuple(sorted(spoken))))
     for word, members in DEMONYMS.items():
         if word not in lang_words:
             _add(lex, word, ("country", members))
@@ -240,6 +360,7 @@ def _fuzzy(gram: str, n: int) -> str | None:
     if len(gram) < 5 or not re.fullmatch(r"[a-z ]+", gram) or gram in _STOP_FUZZY:
         return None
     pool = _fuzzy_index().get((n, gram[0]), [])
+    # Five-letter words need a near-exact match: "green" must not become "Greek".
     cutoff = 0.88 if len(gram) < 6 else 0.8
     close = difflib.get_close_matches(gram, pool, n=1, cutoff=cutoff)
     return close[0] if close else None
@@ -251,7 +372,7 @@ def _scan(tokens: list[str]) -> tuple[list[tuple[int, Tag]], list[bool]]:
     used = [False] * len(tokens)
     found: list[tuple[int, Tag]] = []
     for fuzzy in (False, True):
-        for n in range(min(3 if fuzzy else 6, len(tokens)), 0, -1):
+        for n in range(min(3 if fuzzy else 8, len(tokens)), 0, -1):
             for i in range(len(tokens) - n + 1):
                 if any(used[i : i + n]):
                     continue
@@ -302,7 +423,7 @@ def find_city(text: str) -> City | None:
     found, used = _scan(tokens)
     cities = {value for _, (kind, value) in found if kind == "city"}
     if len(cities) == 1 and all(used):
-        return CITIES[int(next(iter(cities)))]  # type: ignore[call-overload]
+        return CITIES[int(next(iter(cities)))]
     return None
 
 
@@ -347,15 +468,13 @@ def parse_question(question: str) -> Parsed:
     cities = {v for k, v in tags if k == "city"}
     leftovers = [t for t, u in zip(tokens, used, strict=True) if not u]
     others = [
-        k for k, v in tags if k not in ("city", "country", "continent") and v not in ("where", "name")
+        k
+        for k, v in tags
+        if k not in ("city", "country", "continent") and v not in ("where", "name")
     ]
-    city_guess = (
-        len(cities) == 1
-        and not others
-        and all(t in _GUESS_FILLER for t in leftovers)
-    )
+    city_guess = len(cities) == 1 and not others and all(t in _GUESS_FILLER for t in leftovers)
     if city_guess:
-        return Parsed(text, "guess", tags, guess=int(next(iter(cities))))  # type: ignore[call-overload]
+        return Parsed(text, "guess", tags, guess=int(next(iter(cities))))
     explicit = _EXPLICIT_GUESS.match(text)
     if explicit and not tags:
         target = next(g for g in explicit.groups() if g)
@@ -368,7 +487,8 @@ def parse_question(question: str) -> Parsed:
     else:
         form = "yes_no" if any(k != "topic" for k, _ in tags) else "open"
     topics = {v for k, v in tags if k == "topic"}
-    sign, number = _comparison(text, "population" in topics)
+    counted = {"people", "inhabitants", "residents", "persons", "citizens"} & set(tokens)
+    sign, number = _comparison(text, "population" in topics or bool(counted))
     return Parsed(
         text,
         form,
@@ -388,6 +508,10 @@ def _join(items: Iterable[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _sentence(text: str) -> str:
+    return text if text.endswith(".") else text + "."
+
+
 def _value_tags(p: Parsed) -> list[Tag]:
     return [(k, v) for k, v in p.tags if k not in ("topic", "city")]
 
@@ -397,21 +521,21 @@ def _predicates(p: Parsed, city: City) -> list[bool]:
     out: list[bool] = []
     for kind, value in _value_tags(p):
         if kind == "continent":
-            out.append(any(c in city.continents for c in value))  # type: ignore[attr-defined]
+            out.append(any(c in city.continents for c in value))
         elif kind == "country":
-            out.append(city.country in value)  # type: ignore[operator]
+            out.append(city.country in value)
         elif kind == "language":
-            out.append(any(lang in city.languages for lang in value))  # type: ignore[attr-defined]
+            out.append(any(lang in city.languages for lang in value))
         elif kind == "demonym":
-            countries, langs = value  # type: ignore[misc]
+            countries, langs = value
             if p.language_context:
                 out.append(any(lang in city.languages for lang in langs))
             else:
                 out.append(city.country in countries)
         elif kind == "landmark":
-            out.append(CITIES[value] == city)  # type: ignore[index]
+            out.append(CITIES[value] == city)
         elif kind == "climate":
-            out.append(city.climate in value)  # type: ignore[operator]
+            out.append(city.climate in value)
         elif kind == "coast":
             out.append(city.coastal == value)
         elif kind == "capital":
@@ -423,7 +547,7 @@ def _predicates(p: Parsed, city: City) -> list[bool]:
     cities = [v for k, v in p.tags if k == "city"]
     if p.sign is not None and (cities or p.number is not None):
         # "bigger than London?" compares with that city, "over 5 million?" with the number
-        other = CITIES[cities[0]].population if cities else p.number  # type: ignore[index]
+        other = CITIES[cities[0]].population if cities else p.number
         assert other is not None
         out.append(city.population > other if p.sign == ">" else city.population < other)
     return out
@@ -447,8 +571,15 @@ def _fact_topics(p: Parsed) -> list[str]:
 
 
 _FACT_TOPICS = (
-    "continent", "where", "language", "landmark", "population", "climate", "hemisphere",
-    "coast", "capital",
+    "continent",
+    "where",
+    "language",
+    "landmark",
+    "population",
+    "climate",
+    "hemisphere",
+    "coast",
+    "capital",
 )
 
 
@@ -474,7 +605,9 @@ def _fact(topic: str, city: City) -> str:
         return f"It is in the {city.hemisphere} hemisphere."
     if topic == "coast":
         return "It is on the coast." if city.coastal else "It is not on the coast."
-    return "It is the capital of its country." if city.capital else "It is not its country's capital."
+    return (
+        "It is the capital of its country." if city.capital else "It is not its country's capital."
+    )
 
 
 def _yes_no(p: Parsed, city: City) -> Answer | None:
@@ -499,11 +632,11 @@ def respond(city: City, question: str) -> Answer:
     Answer(kind='guess_correct', text='Yes! It is Paris.')
     """
     p = parse_question(question)
-    if p.form == "guess":
-        guessed = CITIES[p.guess]  # type: ignore[index]
+    if p.form == "guess" and p.guess is not None:
+        guessed = CITIES[p.guess]
         if guessed == city:
-            return Answer("guess_correct", f"Yes! It is {city.name}.")
-        return Answer("guess_wrong", f"No, it is not {guessed.name}.")
+            return Answer("guess_correct", _sentence(f"Yes! It is {city.name}"))
+        return Answer("guess_wrong", _sentence(f"No, it is not {guessed.name}"))
     if p.form == "guess_unknown":
         return Answer("guess_wrong", f"No, it is not {p.guess_text}.")
     topics = {v for k, v in p.tags if k == "topic"}
