@@ -191,12 +191,33 @@ CASES = [
     ("My guess is Atlantis", "Paris", "No, it is not Atlantis."),
     ("Is it Singapore?", "Singapore", "Yes! It is Singapore."),
     ("Is it Paris or London?", "Paris", "One guess at a time, please: ask 'Is it <city>?'."),
+    ("Is the city Montreal, Quebec?", "Montreal", "Yes! It is Montreal."),
+    ("Could it be Montréal?", "Montreal", "Yes! It is Montreal."),
+    ("Final answer: Toronto", "Montreal", "No, it is not Toronto."),
+    ("Are you thinking of Montreal?", "Montreal", "Yes! It is Montreal."),
+]
+
+# Questions about what the table does not record: "I don't know.", never a wrong fact.
+UNSUPPORTED = [
+    ("Is it near the Atlantic Ocean?", "Sydney"),
+    ("Is it on the Mediterranean?", "Perth"),  # the sea, not the climate
+    ("Is it on an island?", "Singapore"),
+    ("Is it in the western hemisphere?", "Lima"),
+    ("Is it on a river?", "Paris"),
+    ("Is it near Paris?", "Paris"),
+    ("Is it in the same country as Toronto?", "Montreal"),
 ]
 
 
 @pytest.mark.parametrize(("question", "name", "expected"), CASES)
 def test_oracle_cases(question, name, expected):
     assert respond(city(name), question).text == expected
+
+
+@pytest.mark.parametrize(("question", "name"), UNSUPPORTED)
+def test_unsupported_questions_get_i_dont_know(question, name):
+    answer = respond(city(name), question)
+    assert answer.kind == "unknown" and answer.text.startswith(UNKNOWN)
 
 
 def test_the_case_table_is_large_and_varied():

@@ -198,6 +198,47 @@ _VALUE_WORDS: dict[str, Tag] = {
     "mega city": ("megacity", True),
 }
 
+# Things the table does not record: asking about them gets "I don't know." rather than
+# an answer about a nearby word ("the Atlantic" is not just "the coast").
+_UNSUPPORTED = (
+    "atlantic",
+    "atlantic ocean",
+    "pacific",
+    "pacific ocean",
+    "indian ocean",
+    "arctic",
+    "arctic ocean",
+    "mediterranean sea",
+    "baltic sea",
+    "north sea",
+    "caribbean sea",
+    "red sea",
+    "black sea",
+    "on the mediterranean",
+    "near the mediterranean",
+    "by the mediterranean",
+    "persian gulf",
+    "gulf",
+    "bay",
+    "lake",
+    "lakes",
+    "river",
+    "rivers",
+    "island",
+    "islands",
+    "western hemisphere",
+    "eastern hemisphere",
+    "west of greenwich",
+    "time zone",
+    "state",
+    "province",
+    "mountains",
+    "hills",
+    "desert nearby",
+    "border",
+    "borders",
+)
+
 _CLIMATE_WORDS: dict[str, tuple[str, ...]] = {
     **{c: (c,) for c in CLIMATES},
     "arid": ("desert",),
@@ -341,6 +382,8 @@ def _lexicon() -> dict[str, list[Tag]]:
         _add(lex, word, ("climate", climates))
     for word, tag in _VALUE_WORDS.items():
         _add(lex, word, tag)
+    for word in _UNSUPPORTED:
+        _add(lex, word, ("unsupported", word))
     for topic, words in _TOPICS.items():
         for word in words:
             _add(lex, word, ("topic", topic))
@@ -466,17 +509,26 @@ def parse_question(question: str) -> Parsed:
     found, used = _scan(tokens)
     tags = tuple(tag for _, tag in found)
     cities = {v for k, v in tags if k == "city"}
-    leftovers = [t for t, u in zip(tokens, used, strict=True) if not u]
     others = [
         k
         for k, v in tags
         if k not in ("city", "country", "continent") and v not in ("where", "name")
     ]
-    city_guess = len(cities) == 1 and not others and all(t in _GUESS_FILLER for t in leftovers)
+    # Words before the city must be filler ("is it", "my guess is"); a few words after it
+    # may name a state or a region the table does not know ("Montreal, Quebec").
+    first = min((i for i, (k, _) in found if k == "city"), default=0)
+    before = [t for t, u in zip(tokens[:first], used, strict=False) if not u]
+    after = [t for t, u in zip(tokens[first:], used[first:], strict=True) if not u]
+    city_guess = (
+        len(cities) == 1
+        and not others
+        and all(t in _GUESS_FILLER for t in before)
+        and sum(t not in _GUESS_FILLER for t in after) <= 2
+    )
     if city_guess:
         return Parsed(text, "guess", tags, guess=int(next(iter(cities))))
     explicit = _EXPLICIT_GUESS.match(text)
-    if explicit and not tags:
+    if explicit and all(k == "unsupported" for k, _ in tags):
         target = next(g for g in explicit.groups() if g)
         if len(target.split()) <= 4:
             return Parsed(text, "guess_unknown", tags, guess_text=target.title())
@@ -640,6 +692,8 @@ def respond(city: City, question: str) -> Answer:
     if p.form == "guess_unknown":
         return Answer("guess_wrong", f"No, it is not {p.guess_text}.")
     topics = {v for k, v in p.tags if k == "topic"}
+    if any(k == "unsupported" for k, _ in p.tags):
+        return Answer("unknown", UNKNOWN + _HINT)
     values = _value_tags(p)
     if topics and topics <= {"name"} and not values:
         return Answer("refusal", "I can't tell you the city's name; that is for you to guess.")
