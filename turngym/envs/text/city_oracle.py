@@ -90,85 +90,34 @@ Tag = tuple[str, Any]
 """(kind, value): kinds are city, country, continent, language, demonym, landmark,
 climate, coast, capital, hemisphere, megacity and topic (value: the topic's name)."""
 
+
+def _phrases(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
 _TOPICS: dict[str, tuple[str, ...]] = {
-    "continent": ("continent", "continents", "part of the world"),
-    "country": ("country", "countries", "nation", "nationality"),
-    "language": ("language", "languages", "speak", "speaks", "spoken", "speaking", "tongue"),
-    "landmark": (
-        "landmark",
-        "landmarks",
-        "famous",
-        "known for",
-        "sights",
-        "sight",
-        "attraction",
-        "attractions",
-        "monument",
-        "monuments",
-        "tourist",
-        "tourists",
-        "visit",
-        "see there",
-        "famous for",
+    "continent": _phrases("continent, continents, part of the world"),
+    "country": _phrases("country, countries, nation, nationality"),
+    "language": _phrases("language, languages, speak, speaks, spoken, speaking, tongue"),
+    "landmark": _phrases(
+        "landmark, landmarks, famous, known for, sights, sight, attraction, attractions, monument, "
+        "monuments, tourist, tourists, visit, see there, famous for"
     ),
-    "population": (
-        "population",
-        "populous",
-        "how many people",
-        "people live",
-        "many people",
-        "people living",
-        "inhabitants",
-        "residents",
-        "big",
-        "large",
-        "huge",
-        "small",
-        "tiny",
-        "size",
-        "how many",
-        "million",
-        "millions",
-        "thousand",
-        "live there",
-        "lives there",
-        "bigger",
-        "larger",
-        "smaller",
+    "population": _phrases(
+        "population, populous, how many people, people live, many people, people living, "
+        "inhabitants, residents, big, large, huge, small, tiny, size, how many, million, millions, "
+        "thousand, live there, lives there, bigger, larger, smaller"
     ),
-    "climate": (
-        "climate",
-        "weather",
-        "temperature",
-        "temperatures",
-        "hot",
-        "cold",
-        "warm",
-        "rain",
-        "rainy",
-        "snow",
-        "snowy",
-        "humid",
-        "dry",
-        "mild",
+    "climate": _phrases(
+        "climate, weather, temperature, temperatures, hot, cold, warm, rain, rainy, snow, snowy, "
+        "humid, dry, mild"
     ),
-    "hemisphere": ("hemisphere", "equator"),
-    "name": (
-        "name",
-        "named",
-        "called",
-        "letter",
-        "letters",
-        "spell",
-        "spelled",
-        "spelling",
-        "start with",
-        "starts with",
-        "begin with",
-        "begins with",
-        "end with",
+    "hemisphere": _phrases("hemisphere, equator"),
+    "name": _phrases(
+        "name, named, called, letter, letters, spell, spelled, spelling, start with, starts with, "
+        "begin with, begins with, end with"
     ),
-    "where": ("where", "located", "location"),
+    "where": _phrases("where, located, location"),
 }
 
 _VALUE_WORDS: dict[str, Tag] = {
@@ -200,43 +149,13 @@ _VALUE_WORDS: dict[str, Tag] = {
 
 # Things the table does not record: asking about them gets "I don't know." rather than
 # an answer about a nearby word ("the Atlantic" is not just "the coast").
-_UNSUPPORTED = (
-    "atlantic",
-    "atlantic ocean",
-    "pacific",
-    "pacific ocean",
-    "indian ocean",
-    "arctic",
-    "arctic ocean",
-    "mediterranean sea",
-    "baltic sea",
-    "north sea",
-    "caribbean sea",
-    "red sea",
-    "black sea",
-    "on the mediterranean",
-    "near the mediterranean",
-    "by the mediterranean",
-    "persian gulf",
-    "gulf",
-    "bay",
-    "lake",
-    "lakes",
-    "river",
-    "rivers",
-    "island",
-    "islands",
-    "western hemisphere",
-    "eastern hemisphere",
-    "west of greenwich",
-    "time zone",
-    "state",
-    "province",
-    "mountains",
-    "hills",
-    "desert nearby",
-    "border",
-    "borders",
+_UNSUPPORTED = _phrases(
+    "atlantic, atlantic ocean, pacific, pacific ocean, indian ocean, arctic, arctic ocean, "
+    "mediterranean sea, baltic sea, north sea, caribbean sea, red sea, black sea, "
+    "on the mediterranean, near the mediterranean, by the mediterranean, persian gulf, gulf, bay, "
+    "lake, lakes, river, rivers, island, islands, western hemisphere, eastern hemisphere, "
+    "west of greenwich, time zone, state, province, mountains, hills, desert nearby, border, "
+    "borders"
 )
 
 _CLIMATE_WORDS: dict[str, tuple[str, ...]] = {
@@ -288,21 +207,12 @@ _AUX = _words(
     "doesnt dont am shall"
 )
 _WH = _words("what whats which where wheres how who tell name describe give list when why")
-_MORE = (
-    "more",
-    "over",
-    "above",
-    "greater",
-    "bigger",
-    "larger",
-    "exceed",
-    "exceeds",
-    "at least",
-    "upwards of",
-    "more populous",
+_MORE = _phrases(
+    "more, over, above, greater, bigger, larger, exceed, exceeds, at least, upwards of, "
+    "more populous"
 )
 _LESS = ("less", "fewer", "under", "below", "smaller", "at most", "less populous")
-_NUMBER_WORDS = {
+_NUMBER_WORDS: dict[str, float] = {
     "one": 1,
     "two": 2,
     "three": 3,
