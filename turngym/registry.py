@@ -244,6 +244,17 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.twenty_questions:TwentyQuestionsExpert",
         description="LMRL-Gym 20 Questions: find a secret everyday object with yes/no questions",
     ),
+    # -- text: GuessMyCity -----------------------------------------------------------
+    _e(
+        "GuessMyCity-v0",
+        "turngym.envs.text.guess_my_city:GuessMyCityEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.guess_my_city:GuessMyCityExpert",
+        description="LMRL Guess My City: find a secret world city by asking an oracle questions",
+    ),
 )
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
