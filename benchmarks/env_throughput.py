@@ -272,24 +272,6 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         ),
         _gem("rg:countdown", lambda env: [], f"{_TEXT_NOTE}; one answer per episode"),
     ),
-    "Maze": (
-        _gem(
-            "rg:maze",
-            lambda env: [],
-            f"{_TEXT_NOTE}; a different task: one answer (the step count) per maze",
-        ),
-    ),
-    "TwentyQuestions": (
-        _ta(
-            "TwentyQuestions-v0",
-            lambda env: [],
-            f"{_TEXT_NOTE}; questions answered by its own game master",
-        ),
-    ),
-    "FrozenLake": (
-        _gym("FrozenLake"),
-        _ta("FrozenLake-v0", lambda env: _brackets(_MOVES), _DIRECTIONS_NOTE),
-    ),
     "Sokoban": (
         _ta("Sokoban-v0", lambda env: _brackets(_MOVES), f"{_DIRECTIONS_NOTE}; 6x6, 3 boxes"),
         _gem(
