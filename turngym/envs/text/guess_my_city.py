@@ -83,7 +83,8 @@ class GuessMyCityEnv(TextEnv[str]):
                 f"(secret city name, question) -> answer, got {oracle!r}"
             )
         super().__init__(invalid_action_penalty=invalid_action_penalty, **kwargs)
-        self.max_turns = max_turns
+        # Not TextEnv.max_turns: that counts invalid turns too, and here they are free.
+        self.max_questions = max_turns
         self.oracle = oracle
         self.cities: tuple[City, ...] = CITIES
         self.city: City = CITIES[0]
@@ -97,7 +98,7 @@ class GuessMyCityEnv(TextEnv[str]):
     @property
     def questions_left(self) -> int:
         """Questions the player may still ask."""
-        return self.max_turns - len(self._history)
+        return self.max_questions - len(self._history)
 
     def _reset(self, options: dict[str, Any]) -> str:
         unknown = set(options) - {"city"}
@@ -116,7 +117,7 @@ class GuessMyCityEnv(TextEnv[str]):
         self._history = []
         self.instruction = (
             "Let's play Guess My City. I am thinking of a real city somewhere in the world; "
-            f"find it by asking at most {self.max_turns} questions, one per turn. Ask yes/no "
+            f"find it by asking at most {self.max_questions} questions, one per turn. Ask yes/no "
             "questions (e.g. 'Is it in Europe?', 'Is it a capital?', 'Is it on the coast?', "
             "'Does it have more than 5 million people?') or open ones about its continent, "
             "language, population, climate, hemisphere or famous landmarks (e.g. 'What "
@@ -173,7 +174,7 @@ class GuessMyCityEnv(TextEnv[str]):
         return "|".join(f"{parse_question(q).text}={a}" for q, a in self._history) or "start"
 
     def _render(self) -> str:
-        lines = [f"Guess My City: {len(self._history)} of {self.max_turns} questions asked"]
+        lines = [f"Guess My City: {len(self._history)} of {self.max_questions} questions asked"]
         lines += [f"  Q: {q}\n  A: {a}" for q, a in self._history]
         if self._done:
             lines.append(f"The city was {self.city.name}.")
