@@ -272,6 +272,10 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         ),
         _gem("rg:countdown", lambda env: [], f"{_TEXT_NOTE}; one answer per episode"),
     ),
+    "FrozenLake": (
+        _gym("FrozenLake"),
+        _ta("FrozenLake-v0", lambda env: _brackets(_MOVES), _DIRECTIONS_NOTE),
+    ),
     "Sokoban": (
         _ta("Sokoban-v0", lambda env: _brackets(_MOVES), f"{_DIRECTIONS_NOTE}; 6x6, 3 boxes"),
         _gem(

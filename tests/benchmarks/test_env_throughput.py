@@ -63,3 +63,19 @@ def test_peer_lines_are_measurements_or_clean_skips() -> None:
             assert line["skipped"]
         else:
             assert all(line[k] > 0 for k in RATES)
+
+
+def test_every_gymnasium_toy_text_twin_is_measured_next_to_ours():
+    # Regression: an edit of the PEERS table once dropped FrozenLake's peers unnoticed.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("env_throughput", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # dataclasses look their module up there
+    spec.loader.exec_module(bench)
+    with_gymnasium = {
+        name for name, peers in bench.PEERS.items() if any(p.impl == "gymnasium" for p in peers)
+    }
+    assert with_gymnasium == {"Blackjack", "CliffWalking", "FrozenLake", "Taxi"}
+    assert {"Sokoban", "Wordle", "Countdown"} <= set(bench.PEERS)
