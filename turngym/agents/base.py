@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["Agent", "BaseAgent"]
+import gymnasium as gym
+
+__all__ = ["Agent", "BaseAgent", "unwrap"]
+
+E = TypeVar("E", bound=gym.Env)
+
+
+def unwrap(env: gym.Env, env_type: type[E], agent: str) -> E:
+    """``env.unwrapped``, checked to be an ``env_type`` (experts read its privileged state).
+
+    Raises:
+        TypeError: naming the agent, the env type it needs and the one it got.
+
+    """
+    inner = env.unwrapped
+    if not isinstance(inner, env_type):
+        raise TypeError(f"{agent} needs a {env_type.__name__}, got {type(inner).__name__}")
+    return inner
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.babyai_text import DIR_VECTORS, BabyAITextEnv, Pos, Thing
 
 __all__ = ["BabyAITextExpert"]
@@ -27,9 +27,7 @@ class BabyAITextExpert(BaseAgent):
     """Plans on the privileged map of a ``BabyAITextEnv``; never plays an invalid action."""
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, BabyAITextEnv):
-            raise TypeError(f"BabyAITextExpert needs a BabyAITextEnv, got {type(inner).__name__}")
+        inner = unwrap(env, BabyAITextEnv, "BabyAITextExpert")
         self._env = inner
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:

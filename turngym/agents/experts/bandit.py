@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.bandit import BanditEnv
 
 __all__ = ["BanditExpert"]
@@ -16,9 +16,7 @@ class BanditExpert(BaseAgent):
     """Reads the arms' payout rule from the env and pulls the better arm."""
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, BanditEnv):
-            raise TypeError(f"BanditExpert needs a BanditEnv, got {type(inner).__name__}")
+        inner = unwrap(env, BanditEnv, "BanditExpert")
         self._env = inner
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.car_dealer import CarDealerEnv
 
 __all__ = ["CarDealerExpert"]
@@ -23,9 +23,7 @@ class CarDealerExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, CarDealerEnv):
-            raise TypeError(f"CarDealerExpert needs a CarDealerEnv, got {type(inner).__name__}")
+        inner = unwrap(env, CarDealerEnv, "CarDealerExpert")
         self._env = inner
 
     def best_car(self) -> str:

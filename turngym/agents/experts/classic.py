@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.classic import BlackjackTextEnv, CliffWalkingTextEnv, TaxiTextEnv, TextAdapter
 
 __all__ = ["BlackjackExpert", "CliffWalkingExpert", "TabularExpert", "TaxiExpert"]
@@ -49,9 +49,7 @@ class TabularExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, TextAdapter):
-            raise TypeError(f"TabularExpert needs a TextAdapter, got {type(inner).__name__}")
+        inner = unwrap(env, TextAdapter, "TabularExpert")
         classic = inner.inner.unwrapped
         if not hasattr(classic, "P"):
             raise TypeError(f"{type(classic).__name__} has no transition table P to plan on")
@@ -72,8 +70,7 @@ class TaxiExpert(TabularExpert):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        if not isinstance(env.unwrapped, TaxiTextEnv):
-            raise TypeError(f"TaxiExpert needs a TaxiTextEnv, got {type(env.unwrapped).__name__}")
+        unwrap(env, TaxiTextEnv, "TaxiExpert")
         super().__init__(env)
 
 
@@ -84,9 +81,7 @@ class CliffWalkingExpert(TabularExpert):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        if not isinstance(env.unwrapped, CliffWalkingTextEnv):
-            name = type(env.unwrapped).__name__
-            raise TypeError(f"CliffWalkingExpert needs a CliffWalkingTextEnv, got {name}")
+        unwrap(env, CliffWalkingTextEnv, "CliffWalkingExpert")
         super().__init__(env)
 
 
@@ -121,9 +116,7 @@ class BlackjackExpert(BaseAgent):
     """Blackjack: basic strategy on the player's total, soft ace and the dealer's card."""
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, BlackjackTextEnv):
-            raise TypeError(f"BlackjackExpert needs a BlackjackTextEnv, got {type(inner).__name__}")
+        inner = unwrap(env, BlackjackTextEnv, "BlackjackExpert")
         self._env = inner
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.countdown import CountdownEnv, apply_op, format_step
 
 __all__ = ["CountdownExpert", "Solution", "solve"]
@@ -93,9 +93,7 @@ class CountdownExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, CountdownEnv):
-            raise TypeError(f"CountdownExpert needs a CountdownEnv, got {type(inner).__name__}")
+        inner = unwrap(env, CountdownEnv, "CountdownExpert")
         self._env = inner
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.frozen_lake import ACTIONS, FrozenLakeEnv
 
 __all__ = ["FrozenLakeExpert"]
@@ -29,9 +29,7 @@ class FrozenLakeExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, FrozenLakeEnv):
-            raise TypeError(f"FrozenLakeExpert needs a FrozenLakeEnv, got {type(inner).__name__}")
+        inner = unwrap(env, FrozenLakeEnv, "FrozenLakeExpert")
         self._env = inner
         limit = env.spec.max_episode_steps if env.spec is not None else None
         self._horizon = limit or _DEFAULT_HORIZON

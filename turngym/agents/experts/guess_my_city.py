@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.city_data import CITIES
 from turngym.envs.text.city_oracle import respond
 from turngym.envs.text.guess_my_city import GuessMyCityEnv
@@ -73,9 +73,7 @@ class GuessMyCityExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env, use_landmarks: bool = True) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, GuessMyCityEnv):
-            raise TypeError(f"GuessMyCityExpert needs a GuessMyCityEnv, got {type(inner).__name__}")
+        inner = unwrap(env, GuessMyCityEnv, "GuessMyCityExpert")
         self._env = inner
         self.use_landmarks = use_landmarks
         self._candidates: list[int] = list(range(len(CITIES)))

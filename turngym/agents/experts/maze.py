@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.maze import ACTIONS, MazeEnv
 
 __all__ = ["MazeExpert"]
@@ -24,9 +24,7 @@ class MazeExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, MazeEnv):
-            raise TypeError(f"MazeExpert needs a MazeEnv, got {type(inner).__name__}")
+        inner = unwrap(env, MazeEnv, "MazeExpert")
         self._env = inner
         self._planned_for: tuple[tuple[str, ...], Pos] | None = None
         self._dist: dict[Pos, int] = {}

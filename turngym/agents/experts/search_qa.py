@@ -14,7 +14,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.search_corpus import normalize_answer
 from turngym.envs.text.search_qa import SearchQAEnv
 
@@ -51,9 +51,7 @@ class SearchQAExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, SearchQAEnv):
-            raise TypeError(f"SearchQAExpert needs a SearchQAEnv, got {type(inner).__name__}")
+        inner = unwrap(env, SearchQAEnv, "SearchQAExpert")
         self._env = inner
         self.reset()
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.sokoban import SokobanEnv
 from turngym.envs.text.sokoban_levels import DIRECTIONS, Level, apply_move
 
@@ -217,9 +217,7 @@ class SokobanExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env, max_expansions: int = 200_000) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, SokobanEnv):
-            raise TypeError(f"SokobanExpert needs a SokobanEnv, got {type(inner).__name__}")
+        inner = unwrap(env, SokobanEnv, "SokobanExpert")
         self._env = inner
         self.max_expansions = max_expansions
         self._plan: list[str] = []

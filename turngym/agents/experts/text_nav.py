@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.text_nav import CARRIED, TextNavEnv
 
 __all__ = ["TextNavExpert"]
@@ -23,9 +23,7 @@ class TextNavExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, TextNavEnv):
-            raise TypeError(f"TextNavExpert needs a TextNavEnv, got {type(inner).__name__}")
+        inner = unwrap(env, TextNavEnv, "TextNavExpert")
         self._env = inner
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.textcraft import TextCraftEnv, recipe_text
 from turngym.envs.text.textcraft_data import RECIPES
 
@@ -54,9 +54,7 @@ class TextCraftExpert(BaseAgent):
     """Plays ``plan`` for the env's target, replanning at each new episode."""
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, TextCraftEnv):
-            raise TypeError(f"TextCraftExpert needs a TextCraftEnv, got {type(inner).__name__}")
+        inner = unwrap(env, TextCraftEnv, "TextCraftExpert")
         self._env = inner
         self._queue: list[str] = []
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.tool_use import ToolUseEnv
 
 __all__ = ["ToolUseExpert"]
@@ -36,9 +36,7 @@ class ToolUseExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, ToolUseEnv):
-            raise TypeError(f"ToolUseExpert needs a ToolUseEnv, got {type(inner).__name__}")
+        inner = unwrap(env, ToolUseEnv, "ToolUseExpert")
         self._env = inner
         self._plan: list[str] = []
 

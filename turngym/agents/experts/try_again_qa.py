@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.try_again_qa import TryAgainQAEnv
 
 __all__ = ["TryAgainQAExpert"]
@@ -26,9 +26,7 @@ class TryAgainQAExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, TryAgainQAEnv):
-            raise TypeError(f"TryAgainQAExpert needs a TryAgainQAEnv, got {type(inner).__name__}")
+        inner = unwrap(env, TryAgainQAEnv, "TryAgainQAExpert")
         self._env = inner
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.twenty_questions import (
     TwentyQuestionsEnv,
     canonical_question,
@@ -49,11 +49,7 @@ class TwentyQuestionsExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, TwentyQuestionsEnv):
-            raise TypeError(
-                f"TwentyQuestionsExpert needs a TwentyQuestionsEnv, got {type(inner).__name__}"
-            )
+        inner = unwrap(env, TwentyQuestionsEnv, "TwentyQuestionsExpert")
         self._env = inner
         self._names = [o.name for o in inner.objects]
         self._values: list[dict[str, int]] = [

@@ -15,7 +15,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from turngym.agents.base import BaseAgent
+from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.text.wordle import WORD_LENGTH, WordleEnv
 
 __all__ = ["FIRST_GUESS", "WordleExpert", "best_guess", "pattern_codes", "word_array"]
@@ -132,9 +132,7 @@ class WordleExpert(BaseAgent):
     """
 
     def __init__(self, env: gym.Env, pool_size: int = 200) -> None:
-        inner = env.unwrapped
-        if not isinstance(inner, WordleEnv):
-            raise TypeError(f"WordleExpert needs a WordleEnv, got {type(inner).__name__}")
+        inner = unwrap(env, WordleEnv, "WordleExpert")
         if pool_size < 1:
             raise ValueError(f"pool_size must be >= 1, got {pool_size}")
         self._env = inner
