@@ -69,8 +69,9 @@ class PeerEnv(Protocol):
 class TurngymEnv:
     """A turngym id through ``gym.make``; actions from ``info["legal_actions"]``."""
 
-    def __init__(self, env_id: str) -> None:
-        self.env = gym.make(env_id)
+    def __init__(self, env_id: str, **kwargs: Any) -> None:
+        self.env = gym.make(env_id, **kwargs)
+        self.id = env_id
         self._info: dict[str, Any] = {}
 
     def reset(self, seed: int) -> None:
@@ -138,12 +139,14 @@ class TextArenaEnv:
         self._actions = actions(self._raw)
         self._env: Any = None
 
+    num_players = 1
+
     def reset(self, seed: int) -> None:
         env = self._raw
         for wrapper in self._wrappers:
             env = wrapper(env)
         self._env = env
-        env.reset(num_players=1, seed=seed)
+        env.reset(num_players=self.num_players, seed=seed)
         env.get_observation()
 
     def legal_actions(self) -> Sequence[Any] | None:
@@ -156,6 +159,22 @@ class TextArenaEnv:
         else:
             self._env.get_observation()
         return bool(done)
+
+
+class TextArenaSelfPlayEnv(TextArenaEnv):
+    """A TextArena two-player game, both seats played by the benchmark's random agent.
+
+    One step is one player's move; the legal actions are read afresh before each.
+    """
+
+    num_players = 2
+
+    def __init__(self, env_id: str, actions: Callable[[Any], list[str]]) -> None:
+        super().__init__(env_id, lambda env: [])  # no game state before the first reset
+        self._pick = actions
+
+    def legal_actions(self) -> Sequence[Any] | None:
+        return self._pick(self._raw)
 
 
 class GemEnv:
@@ -261,6 +280,25 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         ),
     ),
     "CliffWalking": (_gym("CliffWalking"),),
+    "Chess": (
+        Peer(
+            "turngym",
+            "turngym/Chess-v0",
+            lambda: TurngymEnv("turngym/Chess-v0", opponent=_random_chess_mover()),
+            "opponent= hook playing random legal moves instead of Stockfish, to compare the "
+            "env itself with TextArena's: one step is two plies",
+        ),
+        Peer(
+            "textarena",
+            "Chess-v0",
+            lambda: TextArenaSelfPlayEnv(
+                "Chess-v0",
+                lambda env: [f"[{m.uci()}]" for m in env.state.game_state["board"].legal_moves],
+            ),
+            "two random players, no engine: one step is one ply, while turngym's step is the "
+            "agent's ply plus the opponent's reply",
+        ),
+    ),
     "Countdown": (
         _ta(
             "Countdown-v0",
@@ -298,6 +336,17 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         ),
     ),
 }
+
+
+def _random_chess_mover() -> Callable[[Any], Any]:
+    """An ``opponent=`` hook for Chess-v0 that plays uniformly random legal moves."""
+    rng = np.random.default_rng(np.random.SeedSequence(0, spawn_key=_AGENT_SPAWN_KEY))
+
+    def move(board: Any) -> Any:
+        moves = list(board.legal_moves)
+        return moves[int(rng.integers(len(moves)))]
+
+    return move
 
 
 def logical_name(e: EnvEntry) -> str:

@@ -244,6 +244,27 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.twenty_questions:TwentyQuestionsExpert",
         description="LMRL-Gym 20 Questions: find a secret everyday object with yes/no questions",
     ),
+    # -- text: Chess (LMRL-Gym) -------------------------------------------------------
+    _e(
+        "Chess-v0",
+        "turngym.envs.text.chess_game:ChessEnv",
+        "text",
+        200,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.chess_game:ChessExpert",
+        description="chess against Stockfish (skill 0..20 or Elo); SAN or UCI moves",
+    ),
+    _e(
+        "ChessEndgame-v0",
+        "turngym.envs.text.chess_game:ChessEndgameEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.chess_game:ChessExpert",
+        description="mate a lone king (KQvK, KRvK, KBBvK) against Stockfish's defence",
+    ),
     # -- text: GuessMyCity -----------------------------------------------------------
     _e(
         "GuessMyCity-v0",
