@@ -97,11 +97,30 @@ def _cmd_list(args: argparse.Namespace) -> int:
 # -- play ----------------------------------------------------------------------------
 
 
+def _game_options(env_id: str, args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
+    """Put ``--opponent``/``--seat`` into the kwargs of a game's single-agent view."""
+    from turngym.registry import entry
+
+    wanted = {"opponent": args.opponent, "seat": args.seat}
+    given = {k: v for k, v in wanted.items() if v is not None}
+    if not given:
+        return
+    if entry(env_id).game is None:
+        raise CliError(f"--opponent and --seat are for games; {env_id} is a single-agent env")
+    if "seat" in given and given["seat"] != "random":
+        try:
+            given["seat"] = int(given["seat"])
+        except ValueError:
+            raise CliError(f"--seat takes 0, 1, ... or random, got {given['seat']!r}") from None
+    kwargs.update(given)
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from turngym.agents import make_agent
 
     env_id = _env_id(args.env)
     kwargs = _parse_sets(args.set)
+    _game_options(env_id, args, kwargs)
     if args.agent == "human":
         # A person's typos should get a retry, not end the episode.
         kwargs.setdefault("max_invalid_actions", None)
@@ -120,7 +139,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             ret, done, steps = 0.0, False, 0
             while not done:
                 legal = info.get("legal_actions")
-                if args.agent == "human" and legal and len(legal) <= 12:
+                shown = legal and ", ".join(legal) in str(obs)
+                if args.agent == "human" and legal and len(legal) <= 12 and not shown:
                     print(f"(legal: {', '.join(legal)})")
                 action = agent.act(obs, info)
                 if args.agent != "human":
@@ -150,11 +170,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from turngym.registry import ENVS
-    from turngym.testing import check_text_env
+    from turngym.registry import ENVS, entry
+    from turngym.testing import check_game, check_text_env
 
     ids = (
-        [e.id for e in ENVS if e.family in ("text", "classic")]
+        [e.id for e in ENVS if e.family in ("text", "classic", "games")]
         if args.all
         else [_env_id(name) for name in args.env]
     )
@@ -163,14 +183,24 @@ def _cmd_check(args: argparse.Namespace) -> int:
     kwargs = _parse_sets(args.set)
     failed = 0
     for env_id in ids:
-        report = check_text_env(
-            env_id,
-            n_fuzz=args.n_fuzz,
-            reset_episodes=args.reset_episodes,
-            seed=args.seed,
-            make_kwargs=kwargs,
-            raise_on_failure=False,
-        )
+        if entry(env_id).game is not None:
+            report = check_game(
+                env_id,
+                n_fuzz=args.n_fuzz,
+                reset_games=args.reset_episodes,
+                seed=args.seed,
+                make_kwargs=kwargs,
+                raise_on_failure=False,
+            )
+        else:
+            report = check_text_env(
+                env_id,
+                n_fuzz=args.n_fuzz,
+                reset_episodes=args.reset_episodes,
+                seed=args.seed,
+                make_kwargs=kwargs,
+                raise_on_failure=False,
+            )
         print(report.table())
         print("PASS\n" if report.passed else "FAIL\n")
         failed += not report.passed
@@ -203,6 +233,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     kwargs = _parse_sets(args.set)
     rows = []
     for env_id in ids:
+        env_kwargs = dict(kwargs)
+        if entry(env_id).game is not None:
+            _game_options(env_id, args, env_kwargs)
+        elif args.opponent is not None or args.seat is not None:
+            raise CliError(f"--opponent and --seat are for games; {env_id} is a single-agent env")
         for kind in agents:
             if kind == "expert" and entry(env_id).expert is None:
                 rows.append([env_id, kind, "-", "n/a", "n/a", "n/a", "n/a"])
@@ -213,7 +248,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 episodes=args.episodes,
                 seed=args.seed,
                 agent_name=kind,
-                env_kwargs=kwargs,
+                env_kwargs=env_kwargs,
             )
             if args.json:
                 print(
@@ -272,17 +307,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=_cmd_list)
 
     set_help = "env constructor argument, e.g. --set size=8 (repeatable)"
+    opponent_help = "games: who plays the other seats (default random)"
     p = sub.add_parser("play", help="play an env in the terminal (or watch an agent)")
     p.add_argument("env", help="env id, e.g. turngym/Wordle-v0 or Wordle-v0")
     p.add_argument("--agent", default="human", choices=["human", "random", "expert"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--episodes", type=int, default=1)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.add_argument("--opponent", choices=["random", "expert"], help=opponent_help)
+    p.add_argument("--seat", help="games: your seat, 0, 1, ... or random (default 0)")
     p.set_defaults(fn=_cmd_play)
 
     p = sub.add_parser("check", help="run the conformance checks and print a pass/fail table")
     p.add_argument("env", nargs="*", help="env ids")
-    p.add_argument("--all", action="store_true", help="check every single-agent text env")
+    p.add_argument("--all", action="store_true", help="check every text env and game")
     p.add_argument("--n-fuzz", type=int, default=1000, help="fuzzed actions per env")
     p.add_argument("--reset-episodes", type=int, default=50, help="reused-vs-fresh episodes")
     p.add_argument("--seed", type=int, default=0)
@@ -297,6 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON line per (env, agent)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.add_argument("--opponent", choices=["random", "expert"], help=opponent_help)
+    p.add_argument("--seat", help="games: the evaluated agent's seat (default 0)")
     p.set_defaults(fn=_cmd_eval)
     return parser
 

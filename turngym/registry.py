@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ENVS", "EnvEntry", "entry", "load", "register_envs"]
+__all__ = ["ENVS", "GAMES", "EnvEntry", "entry", "load", "register_envs"]
 
 NAMESPACE = "turngym"
 
@@ -41,6 +41,8 @@ class EnvEntry:
     """default constructor kwargs"""
     description: str = ""
     """one line for ``turngym list``"""
+    game: str | None = None
+    """``module:Class`` of the PettingZoo game behind a ``games`` row (``make_game``)"""
 
     @property
     def name(self) -> str:
@@ -54,6 +56,21 @@ def _e(name: str, entry_point: str, family: str, steps: int | None, **rest: Any)
         entry_point=entry_point,
         family=family,
         max_episode_steps=steps,
+        **rest,
+    )
+
+
+def _g(name: str, game: str, steps: int, expert: str, **rest: Any) -> EnvEntry:
+    """A game row: ``gym.make`` gives one seat (``GameView``), ``make_game`` the AEC env."""
+    return _e(
+        name,
+        "turngym.envs.games.view:GameView",
+        "games",
+        steps,
+        finite_actions=rest.pop("finite_actions", True),
+        expert=expert,
+        kwargs=MappingProxyType({"game": game, "expert": expert}),
+        game=game,
         **rest,
     )
 
@@ -277,6 +294,19 @@ ENVS: tuple[EnvEntry, ...] = (
         description="LMRL Guess My City: find a secret world city by asking an oracle questions",
     ),
 )
+
+# -- games (PettingZoo AEC; gym.make gives one seat against opponents) ----------------
+GAMES: tuple[EnvEntry, ...] = (
+    _g(
+        "TicTacToe-v0",
+        "turngym.envs.games.tictactoe:TicTacToe",
+        30,
+        "turngym.agents.experts.tictactoe:TicTacToeExpert",
+        stochastic=False,
+        description="tic-tac-toe, cells a1..c3; minimax expert",
+    ),
+)
+ENVS = ENVS + GAMES
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
 

@@ -1,4 +1,4 @@
-"""Spaces for text envs: ``Unicode`` strings, ``Chat`` message lists, the ``Message`` type.
+"""Spaces for text envs: ``Unicode`` strings, ``GameAction``, ``Chat`` lists, ``Message``.
 
 Gymnasium's ``Text`` space rejects any character outside its charset (by default
 letters and digits, so not even a space). Text envs need any string, so
@@ -14,7 +14,7 @@ from typing import Any, Literal, TypedDict
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["ROLES", "Chat", "Message", "Role", "Unicode"]
+__all__ = ["ROLES", "Chat", "GameAction", "Message", "Role", "Unicode"]
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
@@ -81,6 +81,58 @@ class Unicode(spaces.Text):
 
     def __hash__(self) -> int:
         return hash(("Unicode", self.min_length, self.max_length))
+
+
+class GameAction(Unicode):
+    """String actions of a game with a fixed universe of action names.
+
+    Any string is in the space (a bad one takes the game's invalid-action path);
+    ``sample(mask)`` draws a name whose entry in the 0/1 ``mask`` (the observation's
+    ``action_mask``, aligned with ``names``) is 1, which is how PettingZoo's tests
+    and most RL code pick legal actions.
+
+    Example:
+        >>> import numpy as np
+        >>> space = GameAction(["rock", "paper", "scissors"], seed=0)
+        >>> space.sample(np.array([0, 1, 0], dtype=np.int8))
+        'paper'
+        >>> space.contains("anything at all")
+        True
+
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        max_length: int = 10_000,
+        *,
+        seed: int | np.random.Generator | None = None,
+    ) -> None:
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"GameAction needs distinct action names, got {list(names)!r}")
+        super().__init__(max_length, seed=seed)
+        self.names: tuple[str, ...] = tuple(names)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """A uniformly random name, among those ``mask`` allows when given."""
+        if probability is not None:
+            weights = np.asarray(probability, dtype=np.float64)
+            return self.names[int(self.np_random.choice(len(self.names), p=weights))]
+        if mask is None:
+            return self.names[int(self.np_random.integers(len(self.names)))]
+        allowed = np.flatnonzero(np.asarray(mask))
+        if allowed.size == 0:  # nothing legal (the game is over): any name will do
+            return self.names[0]
+        return self.names[int(allowed[self.np_random.integers(allowed.size)])]
+
+    def __repr__(self) -> str:
+        return f"GameAction({len(self.names)} names)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameAction) and self.names == other.names
+
+    def __hash__(self) -> int:
+        return hash(("GameAction", self.names))
 
 
 class Chat(spaces.Space[list[Message]]):

@@ -6,7 +6,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import gymnasium as gym
 
-__all__ = ["Agent", "BaseAgent", "unwrap"]
+__all__ = ["Agent", "BaseAgent", "game_of", "unwrap"]
 
 E = TypeVar("E", bound=gym.Env)
 
@@ -21,6 +21,24 @@ def unwrap(env: gym.Env, env_type: type[E], agent: str) -> E:
     inner = env.unwrapped
     if not isinstance(inner, env_type):
         raise TypeError(f"{agent} needs a {env_type.__name__}, got {type(inner).__name__}")
+    return inner
+
+
+G = TypeVar("G")
+
+
+def game_of(env: Any, game_type: type[G], agent: str) -> G:
+    """The game behind ``env``: a PettingZoo game (wrapped or not) or a ``GameView``.
+
+    Raises:
+        TypeError: naming the agent, the game type it needs and what it got.
+
+    """
+    inner = getattr(env, "unwrapped", env)
+    inner = getattr(inner, "game", inner)  # a GameView holds its game
+    inner = getattr(inner, "unwrapped", inner)
+    if not isinstance(inner, game_type):
+        raise TypeError(f"{agent} needs a {game_type.__name__}, got {type(inner).__name__}")
     return inner
 
 

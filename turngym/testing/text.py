@@ -1,4 +1,4 @@
-"""Public conformance checks for turngym envs: ``check_text_env``.
+"""Conformance checks for single-agent text envs: ``check_text_env``.
 
 Run them on your own envs as on ours::
 

@@ -1,0 +1,371 @@
+"""``TextGame``: the base class of turngym's turn-based games (PettingZoo AEC envs).
+
+It owns what every game must get right the same way (ARCHITECTURE.md section 4):
+agents ``player_0..``, the ``{"text", "action_mask"}`` observation, string actions
+(``GameAction`` over ``action_names``), ``infos[agent]["legal_actions"]``, per-step
+rewards with PettingZoo's accumulation, the game's own RNG, and the invalid-action
+policy (a zero-sum penalty, a retry allowance, then a forfeit). A subclass writes the
+rules: ``_start``, ``_legal``, ``_apply``, ``_view`` and ``_render``.
+
+What a player reads: everything that happened since it last acted (moves, private
+news such as its dealt card), then its view of the game, then its legal actions
+when it is its turn. The first observation starts with the rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from turngym.core import Invalid, normalize_action, preview
+from turngym.spaces import GameAction, Unicode
+
+__all__ = ["Invalid", "TextGame"]
+
+A = TypeVar("A")
+
+
+class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
+    """Base class for turn-based text games with string actions.
+
+    Subclasses set ``action_names`` (the fixed action universe; empty for free-form
+    games) and implement:
+        ``_start(options) -> str``: deal/set up with ``self.np_random``, return the rules
+        (shown at the top of each player's first observation); set ``self.current``.
+        ``_legal() -> list[str]``: the legal actions of ``self.current``.
+        ``_parse(action) -> A | Invalid``: the default looks the normalized string up
+        in ``action_names`` and checks it is legal.
+        ``_apply(action: A)``: play it for ``self.current``; report with ``announce``/
+        ``tell``, pay with ``pay``, end with ``finish``, pass the turn by setting
+        ``self.current``.
+        ``_view(i) -> str``: what player ``i`` sees of the game now.
+        ``_render() -> str``: the full state (all private information) as text.
+    Optionally ``_forfeit(i)`` (what a player loses by too many invalid actions) and
+    ``success(agent)``.
+
+    Args:
+        invalid_action_penalty: taken from a player for each invalid action and, in a
+            zero-sum game, shared among the others so the sum stays zero.
+        max_invalid_actions: this many invalid actions in a row forfeit the game; the
+            ones before are retries (the turn stays with the player). 1: the first
+            invalid action loses; None: unlimited retries.
+        render_mode: ``"ansi"`` (``render()`` returns text), ``"human"`` or None.
+
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "text_game",
+        "is_parallelizable": False,
+    }
+    action_names: ClassVar[tuple[str, ...]] = ()
+    """The fixed action universe (``action_mask`` is aligned with it); () when free-form."""
+    zero_sum: ClassVar[bool] = True
+    """Per-step rewards of all players sum to zero."""
+    max_obs_length: ClassVar[int] = 65_536
+    max_action_length: ClassVar[int] = 10_000
+
+    def __init__(
+        self,
+        *,
+        num_players: int = 2,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int | None = 3,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; use 'ansi', 'human' or None"
+            )
+        if max_invalid_actions is not None and (
+            isinstance(max_invalid_actions, bool)
+            or not isinstance(max_invalid_actions, int)
+            or max_invalid_actions < 1
+        ):
+            raise ValueError(
+                f"max_invalid_actions must be a positive int or None, got {max_invalid_actions!r}"
+            )
+        if not isinstance(invalid_action_penalty, (int, float)) or invalid_action_penalty < 0:
+            raise ValueError(
+                f"invalid_action_penalty must be a number >= 0, got {invalid_action_penalty!r}"
+            )
+        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.max_invalid_actions = max_invalid_actions
+        self.render_mode = render_mode
+        self.n = num_players
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        text = Unicode(self.max_obs_length)
+        if self.action_names:
+            self._index = {normalize_action(a): i for i, a in enumerate(self.action_names)}
+            self._exact = {a: i for i, a in enumerate(self.action_names)}
+            self._obs_space: spaces.Space[Any] = spaces.Dict(
+                {"text": text, "action_mask": spaces.MultiBinary(len(self.action_names))}
+            )
+            self._act_space: Unicode = GameAction(self.action_names, self.max_action_length)
+        else:
+            self._index = {}
+            self._exact = {}
+            self._obs_space = spaces.Dict({"text": text})
+            self._act_space = Unicode(self.max_action_length)
+        self._rng: np.random.Generator | None = None
+        self._seed: int | None = None
+        self._masks: dict[tuple[str, ...], np.ndarray] = {}
+        self.agents: list[str] = []
+        self._legal_cache: tuple[int, list[str]] | None = None
+        self.current = 0
+        self.turn = 0
+        self.over = False
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The game's own RNG, seeded by ``reset(seed=...)`` (never the global one)."""
+        if self._rng is None:
+            self._rng, _ = seeding.np_random(self._seed)
+        return self._rng
+
+    # -- PettingZoo API --------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """``Dict(text=Unicode, action_mask=MultiBinary(n))``; free-form games: no mask."""
+        return self._obs_space
+
+    def action_space(self, agent: str) -> Unicode:
+        """String actions: ``GameAction(action_names)``, or ``Unicode`` when free-form."""
+        return self._act_space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; the same seed deals the same game."""
+        if seed is not None:
+            # Built on first use: deterministic games (tic-tac-toe) never pay for it.
+            self._rng = None
+            self._seed = seed
+        self.agents = self.possible_agents[:]
+        n = self.n
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._pending: list[list[str]] = [[] for _ in range(n)]
+        self._streak = [0] * n
+        self._step_rewards = [0.0] * n
+        self._returns = [0.0] * n
+        self._rewards_dirty = False
+        self._skip_agent_selection = None
+        self.current = 0
+        self.turn = 0
+        self.over = False
+        self._obs_cache: tuple[int, int, dict[str, Any]] | None = None
+        self._legal_cache = None
+        rules = self._start(dict(options or {}))
+        for pending in self._pending:
+            pending.insert(0, rules)
+        self.agent_selection = self.agents[self.current]
+        self.infos = {a: self._info(i, invalid=False) for i, a in enumerate(self.agents)}
+        self._maybe_print()
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection``; a bad action never raises."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(None)  # any action of a finished player is ignored
+            return
+        i = self.current
+        self._cumulative_rewards[agent] = 0.0
+        self._step_rewards = step_rewards = [0.0] * self.n
+        self._pending[i].clear()  # it has read them
+        self._obs_cache = None
+        if type(action) is not str:
+            parsed: A | Invalid = Invalid(f"actions are strings, got {type(action).__name__}")
+        elif len(action) > self.max_action_length:
+            parsed = Invalid(f"the action is longer than {self.max_action_length} characters")
+        else:
+            parsed = self._parse(action)
+        invalid = type(parsed) is Invalid
+        if invalid:
+            self._invalid(i, action, parsed.reason)  # type: ignore[union-attr]
+        else:
+            self._streak[i] = 0
+            self._apply(parsed)  # type: ignore[arg-type]
+            self.turn += 1
+        agents = self.agents
+        if self._rewards_dirty or any(step_rewards):
+            rewards, cumulative, returns = self.rewards, self._cumulative_rewards, self._returns
+            for k, a in enumerate(agents):
+                rewards[a] = step_rewards[k]
+                cumulative[a] += step_rewards[k]
+                returns[k] += step_rewards[k]
+            self._rewards_dirty = any(step_rewards)
+        self.agent_selection = agents[self.current]
+        if self.over:  # everyone learns the result
+            for a in agents:
+                self.terminations[a] = True
+            self.infos = {a: self._info(k, invalid=False) for k, a in enumerate(agents)}
+        elif self.current != i:
+            self.infos[self.agent_selection] = self._info(self.current, invalid=False)
+        if invalid:
+            self.infos[agent] = self._info(i, invalid=True, reason=parsed.reason)  # type: ignore[union-attr]
+        elif not self.over:
+            self.infos[agent] = self._info(i, invalid=False)
+        if self.render_mode == "human":
+            print(self._render())
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """What ``agent`` reads now: news since it last acted, its view, its legal actions."""
+        i = self.agent_name_mapping[agent]
+        cache = self._obs_cache
+        if cache is not None and cache[0] == i and cache[1] == self.turn:
+            return cache[2]
+        parts = [*self._pending[i], self._view(i)]
+        legal = self.legal_actions(i)
+        if legal:
+            parts.append(f"Your legal actions: {', '.join(legal)}.")
+        obs: dict[str, Any] = {"text": "\n".join(parts)}
+        if self.action_names:
+            key = tuple(legal)
+            mask = self._masks.get(key)
+            if mask is None:
+                mask = np.zeros(len(self.action_names), dtype=np.int8)
+                mask[[self._exact[name] for name in legal]] = 1
+                if len(self._masks) < 4096:
+                    self._masks[key] = mask
+            obs["action_mask"] = mask.copy()
+        self._obs_cache = (i, self.turn, obs)
+        return obs
+
+    def render(self) -> str | None:
+        """The full game state as text (``ansi``), printed (``human``), or None."""
+        if self.render_mode is None:
+            return None
+        if not self.agents and not self.over:
+            return "(call reset() first)"
+        text = self._render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (a subclass with resources overrides this)."""
+
+    # -- helpers for subclasses ------------------------------------------------------
+
+    def announce(self, text: str) -> None:
+        """Tell every player ``text`` (a public event)."""
+        for pending in self._pending:
+            pending.append(text)
+
+    def tell(self, i: int, text: str) -> None:
+        """Tell player ``i`` alone (private news: a dealt card, a hint)."""
+        self._pending[i].append(text)
+
+    def pay(self, i: int, amount: float) -> None:
+        """Add ``amount`` to player ``i``'s reward of this step."""
+        self._step_rewards[i] += amount
+
+    def finish(self, text: str) -> None:
+        """End the game (after the ``pay`` calls that settle it)."""
+        self.over = True
+        self.announce(text)
+
+    def legal_actions(self, i: int) -> list[str]:
+        """Player ``i``'s legal actions now ([] when it is not its turn or the game is over)."""
+        if i != self.current or self.over:
+            return []
+        cache = self._legal_cache
+        if cache is None or cache[0] != self.turn:
+            cache = self._legal_cache = (self.turn, self._legal())
+        return cache[1]
+
+    @property
+    def returns(self) -> list[float]:
+        """Each player's total reward in this game so far."""
+        return list(self._returns)
+
+    def check_invariants(self) -> str | None:
+        """What is wrong with the state (e.g. chips not conserved), or None. For tests."""
+        return None
+
+    def success(self, agent: str) -> bool:
+        """Whether ``agent`` won: a positive total reward once the game is over."""
+        return self.over and self._returns[self.agent_name_mapping[agent]] > 0
+
+    # -- the rules, written by subclasses -------------------------------------------
+
+    def _start(self, options: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def _legal(self) -> list[str]:
+        raise NotImplementedError
+
+    def _parse(self, action: str) -> A | Invalid:
+        """Look ``action`` up in ``action_names`` (any case and spacing); it must be legal."""
+        k = self._exact.get(action)
+        if k is None:
+            k = self._index.get(normalize_action(action))
+        legal = self.legal_actions(self.current)
+        if k is None:
+            return Invalid(f"unknown action; legal now: {', '.join(legal)}")
+        name = self.action_names[k]
+        if name not in legal:
+            return Invalid(f"{name} is not legal now; legal: {', '.join(legal)}")
+        return name  # type: ignore[return-value]
+
+    def _apply(self, action: A) -> None:
+        raise NotImplementedError
+
+    def _view(self, i: int) -> str:
+        raise NotImplementedError
+
+    def _render(self) -> str:
+        raise NotImplementedError
+
+    def _forfeit(self, i: int) -> None:
+        """Player ``i`` made one invalid action too many: it loses 1, the others share 1."""
+        others = [k for k in range(self.n) if k != i]
+        self.pay(i, -1.0)
+        for k in others:
+            self.pay(k, 1.0 / len(others))
+        self.finish(f"{self.possible_agents[i]} forfeits after too many invalid actions.")
+
+    # -- plumbing --------------------------------------------------------------------
+
+    def _invalid(self, i: int, action: Any, reason: str) -> None:
+        self._streak[i] += 1
+        penalty = self.invalid_action_penalty
+        if penalty:
+            self.pay(i, -penalty)
+            if self.zero_sum:
+                for k in range(self.n):
+                    if k != i:
+                        self.pay(k, penalty / (self.n - 1))
+        limit = self.max_invalid_actions
+        if limit is not None and self._streak[i] >= limit:
+            self.tell(i, f"Invalid action {preview(action)}: {reason}.")
+            self._forfeit(i)
+            return
+        left = limit - self._streak[i] if limit is not None else None
+        tries = "" if left is None else f" ({left} {'try' if left == 1 else 'tries'} left)"
+        self.tell(i, f"Invalid action {preview(action)}: {reason}. Try again{tries}.")
+
+    def _info(self, i: int, *, invalid: bool, reason: str = "") -> dict[str, Any]:
+        legal = self.legal_actions(i)
+        info: dict[str, Any] = {
+            "legal_actions": legal,
+            "invalid_action": invalid,
+            "turn": self.turn,
+        }
+        if invalid:
+            info["invalid_reason"] = reason
+        if self.over:
+            info["success"] = self._returns[i] > 0
+        return info
+
+    def _maybe_print(self) -> None:
+        if self.render_mode == "human":
+            print(self._render())
