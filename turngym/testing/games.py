@@ -157,6 +157,10 @@ def _check_reset_safety(make: Callable[..., Any], seed: int, games: int) -> str:
 
 def _check_legal(game: Any, agent: str, where: str) -> list[str]:
     info = game.infos[agent]
+    if not game.action_names:  # free-form: nothing to list
+        if "legal_actions" in info:
+            raise _StepProblem(f"{where}: a free-form game lists legal_actions")
+        return []
     legal = info.get("legal_actions")
     if not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
         raise _StepProblem(f"{where}: infos[{agent}]['legal_actions'] must be a list of str")
@@ -241,7 +245,7 @@ def _check_properties(make: Callable[..., Any], seed: int, n_games: int) -> str:
             if game.terminations[agent] or game.truncations[agent]:
                 game.step(None)
                 continue
-            legal = game.infos[agent]["legal_actions"]
+            legal = game.infos[agent].get("legal_actions")
             roll = pick(100)
             if legal and roll >= 3:
                 action: Any = legal[pick(len(legal))]
@@ -306,7 +310,7 @@ def _check_render(make: Callable[..., Any], seed: int) -> str:
     for _ in range(3):
         if not game.agents:
             break
-        legal = game.infos[game.agent_selection].get("legal_actions") or ["?"]
+        legal = game.infos[game.agent_selection].get("legal_actions") or ["hello"]
         game.step(legal[int(rng.integers(len(legal)))])
         frames.append(game.render())
     game.close()

@@ -36,7 +36,8 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     games) and implement:
         ``_start(options) -> str``: deal/set up with ``self.np_random``, return the rules
         (shown at the top of each player's first observation); set ``self.current``.
-        ``_legal() -> list[str]``: the legal actions of ``self.current``.
+        ``_legal() -> list[str]``: the legal actions of ``self.current`` (free-form
+        games return [] and list none in ``infos``; their text says what to write).
         ``_parse(action) -> A | Invalid``: the default looks the normalized string up
         in ``action_names`` and checks it is legal.
         ``_apply(action: A)``: play it for ``self.current``; report with ``announce``/
@@ -354,12 +355,9 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self.tell(i, f"Invalid action {preview(action)}: {reason}. Try again{tries}.")
 
     def _info(self, i: int, *, invalid: bool, reason: str = "") -> dict[str, Any]:
-        legal = self.legal_actions(i)
-        info: dict[str, Any] = {
-            "legal_actions": legal,
-            "invalid_action": invalid,
-            "turn": self.turn,
-        }
+        info: dict[str, Any] = {"invalid_action": invalid, "turn": self.turn}
+        if self.action_names:  # free-form games list no legal actions
+            info["legal_actions"] = self.legal_actions(i)
         if invalid:
             info["invalid_reason"] = reason
         if self.over:
