@@ -29,6 +29,12 @@ __all__ = ["Invalid", "TextGame"]
 A = TypeVar("A")
 
 
+def _bad_type(action: Any, limit: int) -> Invalid:
+    if type(action) is not str:
+        return Invalid(f"actions are strings, got {type(action).__name__}")
+    return Invalid(f"the action is longer than {limit} characters")
+
+
 class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     """Base class for turn-based text games with string actions.
 
@@ -117,8 +123,10 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._rng: np.random.Generator | None = None
         self._seed: int | None = None
         self._masks: dict[tuple[str, ...], np.ndarray] = {}
+        self._no_mask = np.zeros(len(self.action_names), dtype=np.int8)
+        self._no_mask.setflags(write=False)
         self.agents: list[str] = []
-        self._legal_cache: tuple[int, list[str]] | None = None
+        self._legal_cache: tuple[int, list[str], str, np.ndarray | None] | None = None
         self.current = 0
         self.turn = 0
         self.over = False
@@ -152,7 +160,6 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._pending: list[list[str]] = [[] for _ in range(n)]
         self._streak = [0] * n
         self._step_rewards = [0.0] * n
         self._returns = [0.0] * n
@@ -163,7 +170,8 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self.over = False
         self._obs_cache: tuple[int, int, dict[str, Any]] | None = None
         self._legal_cache = None
-        rules = self._start(dict(options or {}))
+        self._pending: list[list[str]] = [[] for _ in range(n)]
+        rules = self._start(dict(options) if options else {})
         for pending in self._pending:
             pending.insert(0, rules)
         self.agent_selection = self.agents[self.current]
@@ -174,19 +182,17 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         """Play ``action`` for ``agent_selection``; a bad action never raises."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(None)  # any action of a finished player is ignored
+            self._dead_step()  # any action of a finished player is ignored
             return
         i = self.current
         self._cumulative_rewards[agent] = 0.0
-        self._step_rewards = step_rewards = [0.0] * self.n
+        self._step_rewards = [0.0] * self.n
         self._pending[i].clear()  # it has read them
         self._obs_cache = None
-        if type(action) is not str:
-            parsed: A | Invalid = Invalid(f"actions are strings, got {type(action).__name__}")
-        elif len(action) > self.max_action_length:
-            parsed = Invalid(f"the action is longer than {self.max_action_length} characters")
+        if type(action) is str and len(action) <= self.max_action_length:
+            parsed: A | Invalid = self._parse(action)
         else:
-            parsed = self._parse(action)
+            parsed = _bad_type(action, self.max_action_length)
         invalid = type(parsed) is Invalid
         if invalid:
             self._invalid(i, action, parsed.reason)  # type: ignore[union-attr]
@@ -194,48 +200,70 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             self._streak[i] = 0
             self._apply(parsed)  # type: ignore[arg-type]
             self.turn += 1
-        agents = self.agents
-        if self._rewards_dirty or any(step_rewards):
-            rewards, cumulative, returns = self.rewards, self._cumulative_rewards, self._returns
-            for k, a in enumerate(agents):
-                rewards[a] = step_rewards[k]
-                cumulative[a] += step_rewards[k]
-                returns[k] += step_rewards[k]
-            self._rewards_dirty = any(step_rewards)
-        self.agent_selection = agents[self.current]
+        if self._rewards_dirty or any(self._step_rewards):
+            self._settle_rewards()
+        current = self.current
+        self.agent_selection = self.agents[current]
+        infos = self.infos
         if self.over:  # everyone learns the result
-            for a in agents:
+            for a in self.agents:
                 self.terminations[a] = True
-            self.infos = {a: self._info(k, invalid=False) for k, a in enumerate(agents)}
-        elif self.current != i:
-            self.infos[self.agent_selection] = self._info(self.current, invalid=False)
+            self.infos = {a: self._info(k, invalid=False) for k, a in enumerate(self.agents)}
+        elif current != i:
+            infos[self.agent_selection] = self._info(current, invalid=False)
         if invalid:
             self.infos[agent] = self._info(i, invalid=True, reason=parsed.reason)  # type: ignore[union-attr]
         elif not self.over:
-            self.infos[agent] = self._info(i, invalid=False)
+            infos[agent] = self._info(i, invalid=False)
         if self.render_mode == "human":
             print(self._render())
 
+    def _dead_step(self) -> None:
+        """PettingZoo's ``_was_dead_step``, leaner: drop the finished agent, pick the next."""
+        agent = self.agent_selection
+        del self.terminations[agent], self.truncations[agent], self.rewards[agent]
+        del self._cumulative_rewards[agent], self.infos[agent]
+        self.agents.remove(agent)
+        for other in self.agents:
+            if self.terminations[other] or self.truncations[other]:
+                if self._skip_agent_selection is None:
+                    self._skip_agent_selection = agent
+                self.agent_selection = other
+                break
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        for other in self.rewards:
+            self.rewards[other] = 0.0
+
+    def _settle_rewards(self) -> None:
+        """Copy this step's rewards into PettingZoo's dicts and the running returns."""
+        step_rewards = self._step_rewards
+        rewards, cumulative, returns = self.rewards, self._cumulative_rewards, self._returns
+        for k, a in enumerate(self.agents):
+            rewards[a] = step_rewards[k]
+            cumulative[a] += step_rewards[k]
+            returns[k] += step_rewards[k]
+        self._rewards_dirty = any(step_rewards)
+
     def observe(self, agent: str) -> dict[str, Any]:
-        """What ``agent`` reads now: news since it last acted, its view, its legal actions."""
+        """What ``agent`` reads now: news since it last acted, its view, its legal actions.
+
+        The ``action_mask`` array is shared between calls and read-only; copy it to edit it.
+        """
         i = self.agent_name_mapping[agent]
         cache = self._obs_cache
         if cache is not None and cache[0] == i and cache[1] == self.turn:
             return cache[2]
+        turn_of_i = i == self.current and not self.over
+        legal = self._legal_entry() if turn_of_i else None
         parts = [*self._pending[i], self._view(i)]
-        legal = self.legal_actions(i)
-        if legal:
-            parts.append(f"Your legal actions: {', '.join(legal)}.")
+        if legal is not None and legal[1]:
+            parts.append(legal[2])
         obs: dict[str, Any] = {"text": "\n".join(parts)}
         if self.action_names:
-            key = tuple(legal)
-            mask = self._masks.get(key)
-            if mask is None:
-                mask = np.zeros(len(self.action_names), dtype=np.int8)
-                mask[[self._exact[name] for name in legal]] = 1
-                if len(self._masks) < 4096:
-                    self._masks[key] = mask
-            obs["action_mask"] = mask.copy()
+            obs["action_mask"] = legal[3] if legal is not None else self._no_mask
         self._obs_cache = (i, self.turn, obs)
         return obs
 
@@ -278,10 +306,27 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         """Player ``i``'s legal actions now ([] when it is not its turn or the game is over)."""
         if i != self.current or self.over:
             return []
+        return self._legal_entry()[1]
+
+    def _legal_entry(self) -> tuple[int, list[str], str, np.ndarray | None]:
+        """(turn, legal actions, their line of text, read-only mask), computed once a turn."""
         cache = self._legal_cache
         if cache is None or cache[0] != self.turn:
-            cache = self._legal_cache = (self.turn, self._legal())
-        return cache[1]
+            legal = self._legal()
+            line = f"Your legal actions: {', '.join(legal)}."
+            mask = None
+            if self.action_names:
+                key = tuple(legal)
+                mask = self._masks.get(key)
+                if mask is None:
+                    mask = np.zeros(len(self.action_names), dtype=np.int8)
+                    exact = self._exact  # an unknown name is check_game's to report
+                    mask[[exact[name] for name in legal if name in exact]] = 1
+                    mask.setflags(write=False)
+                    if len(self._masks) < 4096:
+                        self._masks[key] = mask
+            cache = self._legal_cache = (self.turn, legal, line, mask)
+        return cache
 
     @property
     def returns(self) -> list[float]:
@@ -357,7 +402,8 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     def _info(self, i: int, *, invalid: bool, reason: str = "") -> dict[str, Any]:
         info: dict[str, Any] = {"invalid_action": invalid, "turn": self.turn}
         if self.action_names:  # free-form games list no legal actions
-            info["legal_actions"] = self.legal_actions(i)
+            mine = i == self.current and not self.over
+            info["legal_actions"] = self._legal_entry()[1] if mine else []
         if invalid:
             info["invalid_reason"] = reason
         if self.over:

@@ -30,6 +30,9 @@ _ALIASES = {f"{r}{c}": f"{c}{r}" for r in "123" for c in "abc"} | {
     str(k + 1): name for k, name in enumerate(CELLS)
 }
 _PUNCTUATION = re.compile(r"[\s,()\[\]]+")
+_NEWS = tuple(
+    tuple(f"player_{i} ({_MARKS[i + 1]}) marked {cell}." for cell in CELLS) for i in range(2)
+)
 
 
 def winner(board: list[int] | tuple[int, ...]) -> int:
@@ -48,6 +51,18 @@ def winner(board: list[int] | tuple[int, ...]) -> int:
 def _grid(board: tuple[int, ...]) -> str:
     rows = [" ".join(_MARKS[board[3 * r + c]] for c in range(3)) for r in range(3)]
     return "   a b c\n" + "\n".join(f"{r + 1}  {row}" for r, row in enumerate(rows))
+
+
+@functools.lru_cache(maxsize=40_000)
+def _view(board: tuple[int, ...], i: int) -> str:
+    return f"You are {_MARKS[i + 1]} (player_{i}).\n{_grid(board)}"
+
+
+def _completes_line(board: list[int], k: int, mark: int) -> bool:
+    for a, b, c in _THROUGH[k]:
+        if board[a] == mark and board[b] == mark and board[c] == mark:
+            return True
+    return False
 
 
 class TicTacToe(TextGame[int]):
@@ -102,8 +117,8 @@ class TicTacToe(TextGame[int]):
         mark = i + 1
         board = self.board
         board[k] = mark
-        self.announce(f"{self.possible_agents[i]} ({_MARKS[mark]}) marked {CELLS[k]}.")
-        if any(board[a] == board[b] == board[c] == mark for a, b, c in _THROUGH[k]):
+        self.announce(_NEWS[i][k])
+        if _completes_line(board, k, mark):
             self.pay(i, 1.0)
             self.pay(1 - i, -1.0)
             self.finish(f"{_MARKS[mark]} has three in a line: {self.possible_agents[i]} wins.")
@@ -113,8 +128,7 @@ class TicTacToe(TextGame[int]):
             self.current = 1 - i
 
     def _view(self, i: int) -> str:
-        you = _MARKS[i + 1]
-        return f"You are {you} ({self.possible_agents[i]}).\n{self._grid()}"
+        return _view(tuple(self.board), i)
 
     def _grid(self) -> str:
         return _grid(tuple(self.board))
