@@ -164,7 +164,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._step_rewards = [0.0] * n
         self._returns = [0.0] * n
         self._rewards_dirty = False
-        self._skip_agent_selection = None
+        self._skip_agent_selection: str | None = None
         self.current = 0
         self.turn = 0
         self.over = False
