@@ -305,6 +305,14 @@ GAMES: tuple[EnvEntry, ...] = (
         stochastic=False,
         description="tic-tac-toe, cells a1..c3; minimax expert",
     ),
+    _g(
+        "KuhnPoker-v0",
+        "turngym.envs.games.kuhn_poker:KuhnPoker",
+        100,
+        "turngym.agents.experts.kuhn_poker:KuhnPokerExpert",
+        stochastic=True,
+        description="Kuhn poker (J/Q/K, ante 1, bet 1), chip stacks, rounds= hands; Nash expert",
+    ),
 )
 ENVS = ENVS + GAMES
 
