@@ -71,6 +71,9 @@ class KuhnPoker(PokerGame):
             ``max_invalid_actions``, ``render_mode``). Too many invalid actions in a row
             fold the hand and end the episode.
 
+    ``gym.make`` stops a seat's episode after 100 of its steps; pass ``max_episode_steps``
+    for more hands than that allows.
+
     Example:
         >>> game = KuhnPoker()
         >>> game.reset(seed=5)

@@ -102,6 +102,9 @@ class LeducHoldem(PokerGame):
             ``max_invalid_actions``, ``render_mode``). Too many invalid actions in a row
             fold the hand and end the episode.
 
+    ``gym.make`` stops a seat's episode after 200 of its steps; pass ``max_episode_steps``
+    for more hands than that allows.
+
     Example:
         >>> game = LeducHoldem()
         >>> game.reset(seed=1)

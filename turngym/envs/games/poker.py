@@ -82,7 +82,7 @@ class PokerGame(TextGame[str]):
         self.put[i] += amount
         self.pot += amount
 
-    def _win(self, winner: int, text: str) -> None:
+    def _win(self, winner: int, text: str, *, last: bool = False) -> None:
         """``winner`` takes the pot; both are paid the hand's net; then the next hand."""
         loser = 1 - winner
         won = self.put[loser]
@@ -91,7 +91,7 @@ class PokerGame(TextGame[str]):
         self.net[loser] -= won
         self.pay(winner, float(won))
         self.pay(loser, float(-won))
-        self._next_hand(f"{text} ({PLAYERS[winner]} +{won}, {PLAYERS[loser]} -{won}).")
+        self._next_hand(f"{text} ({PLAYERS[winner]} +{won}, {PLAYERS[loser]} -{won}).", last)
 
     def _split(self, text: str) -> None:
         """A tie: each player takes back what it put in (the bets are always equal)."""
@@ -99,16 +99,17 @@ class PokerGame(TextGame[str]):
         self.stacks[1] += self.put[1]
         self.net[0] += self.put[0] - self.put[1]
         self.net[1] += self.put[1] - self.put[0]
-        self._next_hand(f"{text} (+0 each).")
+        self._next_hand(f"{text} (+0 each).", last=False)
 
-    def _next_hand(self, text: str) -> None:
+    def _next_hand(self, text: str, last: bool) -> None:
+        """Announce the hand's result, then deal the next hand or finish the game."""
         self.announce(text)
         self.pot = 0
         self.put = [0, 0]
         self.hand += 1
-        if self.hand < self.rounds and not self.over:
+        if self.hand < self.rounds and not last:
             self._deal()
-        elif not self.over:
+        else:
             self.finish(self._final())
 
     def _final(self) -> str:
@@ -118,13 +119,14 @@ class PokerGame(TextGame[str]):
             result = "a draw"
         else:
             result = f"{PLAYERS[0 if net > 0 else 1]} wins {abs(net)} chip{'s' * (abs(net) != 1)}"
-        return f"Game over after {hands}: {result} (stacks {self.stacks[0]} to {self.stacks[1]})."
+        stacks = f"player_0 {self.stacks[0]}, player_1 {self.stacks[1]}"
+        return f"Game over after {hands}: {result} (final stacks: {stacks})."
 
     def _forfeit(self, i: int) -> None:
         """Too many invalid actions in a row: the player folds this hand; the game ends."""
-        self.over = True  # no next hand
-        self._win(1 - i, f"{PLAYERS[i]} forfeits after too many invalid actions and folds")
-        self.announce(self._final())
+        self._win(
+            1 - i, f"{PLAYERS[i]} forfeits after too many invalid actions and folds", last=True
+        )
 
     # -- actions -------------------------------------------------------------------------
 
