@@ -305,6 +305,22 @@ GAMES: tuple[EnvEntry, ...] = (
         stochastic=False,
         description="tic-tac-toe, cells a1..c3; minimax expert",
     ),
+    _g(
+        "KuhnPoker-v0",
+        "turngym.envs.games.kuhn_poker:KuhnPoker",
+        100,
+        "turngym.agents.experts.kuhn_poker:KuhnPokerExpert",
+        stochastic=True,
+        description="Kuhn poker (J/Q/K, ante 1, bet 1), chip stacks, rounds= hands; Nash expert",
+    ),
+    _g(
+        "LeducHoldem-v0",
+        "turngym.envs.games.leduc_holdem:LeducHoldem",
+        200,
+        "turngym.agents.experts.leduc_holdem:LeducHoldemExpert",
+        stochastic=True,
+        description="Leduc hold'em (6 cards, bets 2/4, public card), chip stacks; heuristic expert",
+    ),
 )
 ENVS = ENVS + GAMES
 
