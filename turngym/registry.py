@@ -305,6 +305,16 @@ GAMES: tuple[EnvEntry, ...] = (
         stochastic=False,
         description="tic-tac-toe, cells a1..c3; minimax expert",
     ),
+    _g(
+        "SimpleNegotiation-v0",
+        "turngym.envs.games.negotiation:SimpleNegotiation",
+        50,
+        "turngym.agents.experts.negotiation:NegotiationExpert",
+        stochastic=True,
+        finite_actions=False,
+        description="trade 5 privately valued resources by talk and [Offer: ... -> ...]; "
+        "rule-based trader expert",
+    ),
 )
 ENVS = ENVS + GAMES
 
