@@ -364,7 +364,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         if invalid:
             info["invalid_reason"] = reason
         if self.over:
-            info["success"] = self._returns[i] > 0
+            info["success"] = self.success(self.possible_agents[i])
         return info
 
     def _maybe_print(self) -> None:
