@@ -315,6 +315,15 @@ GAMES: tuple[EnvEntry, ...] = (
         description="trade 5 privately valued resources by talk and [Offer: ... -> ...]; "
         "rule-based trader expert",
     ),
+    _g(
+        "MiniHanabi-v0",
+        "turngym.envs.games.mini_hanabi:MiniHanabi",
+        100,
+        "turngym.agents.experts.mini_hanabi:MiniHanabiExpert",
+        stochastic=True,
+        description="cooperative Hanabi, 3 colours x ranks 1-3, 2-3 players, shared reward; "
+        "convention-based expert",
+    ),
 )
 ENVS = ENVS + GAMES
 
