@@ -54,7 +54,7 @@ def test_deal_observation_and_legal_actions():
     assert text.startswith("Mini Hanabi, a cooperative card game for 2 players.")
     assert "Your hand (hidden from you; slot 1 is the oldest): 1: ? ? | 2: ? ? | 3: ? ?" in text
     assert "player_1's hand: 1: R2 (knows ? ?) | 2: G2 (knows ? ?) | 3: B2 (knows ? ?)" in text
-    assert "Score 0 of 9; hint tokens 8/8; fuses 3/3; deck 12 cards." in text
+    assert "Score 0 of 9; hint tokens 8/8; fuses 3/3; 12 card(s) in the deck." in text
     assert "R1" not in text.split("Your hand")[1].split("\n")[0]
     # all 8 tokens unspent: no discards; hints only of what player_1 holds
     assert game.infos["player_0"]["legal_actions"] == [

@@ -488,7 +488,7 @@ class MiniHanabi(TextGame[Move]):
     def _status(self) -> str:
         fireworks = ", ".join(f"{COLOURS[c]} {self.fireworks[c]}" for c in range(self.num_colours))
         discards = ", ".join(sorted(self._names[k] for k in self.discards)) or "none"
-        deck = f"deck {len(self.deck)} cards"
+        deck = f"{len(self.deck)} card(s) in the deck"
         if self.turns_after_deck is not None and not self.over:
             deck = f"deck empty, {self.turns_after_deck} turn(s) left in the game"
         return (
