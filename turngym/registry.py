@@ -321,6 +321,25 @@ GAMES: tuple[EnvEntry, ...] = (
         stochastic=True,
         description="Leduc hold'em (6 cards, bets 2/4, public card), chip stacks; heuristic expert",
     ),
+    _g(
+        "SimpleNegotiation-v0",
+        "turngym.envs.games.negotiation:SimpleNegotiation",
+        50,
+        "turngym.agents.experts.negotiation:NegotiationExpert",
+        stochastic=True,
+        finite_actions=False,
+        description="trade 5 privately valued resources by talk and [Offer: ... -> ...]; "
+        "rule-based trader expert",
+    ),
+    _g(
+        "MiniHanabi-v0",
+        "turngym.envs.games.mini_hanabi:MiniHanabi",
+        100,
+        "turngym.agents.experts.mini_hanabi:MiniHanabiExpert",
+        stochastic=True,
+        description="cooperative Hanabi, 3 colours x ranks 1-3, 2-3 players, shared reward; "
+        "convention-based expert",
+    ),
 )
 ENVS = ENVS + GAMES
 

@@ -69,10 +69,13 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         "name": "text_game",
         "is_parallelizable": False,
     }
-    action_names: ClassVar[tuple[str, ...]] = ()
-    """The fixed action universe (``action_mask`` is aligned with it); () when free-form."""
-    zero_sum: ClassVar[bool] = True
-    """Per-step rewards of all players sum to zero."""
+    action_names: tuple[str, ...] = ()
+    """The fixed action universe (``action_mask`` is aligned with it); () when free-form.
+    A class default; a game whose universe depends on its options sets it per instance
+    before calling ``TextGame.__init__``."""
+    zero_sum: bool = True
+    """Per-step rewards of all players sum to zero (a class default; a game with a
+    reward option may set it per instance)."""
     max_obs_length: ClassVar[int] = 65_536
     max_action_length: ClassVar[int] = 10_000
 
@@ -407,7 +410,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         if invalid:
             info["invalid_reason"] = reason
         if self.over:
-            info["success"] = self._returns[i] > 0
+            info["success"] = self.success(self.possible_agents[i])
         return info
 
     def _maybe_print(self) -> None:
