@@ -5,10 +5,10 @@ reset-safety (a reused game replays a fresh one byte for byte); fuzzed actions
 (random unicode, empty, huge, near-legal, legal, non-strings) with no exception and
 ``invalid_action`` set correctly; ``legal_actions`` that agree with the
 ``action_mask``; property tests over many random games (hypothesis drives the
-choices when installed): zero-sum rewards at every step for zero-sum games, finite
-rewards, every game ending, and the game's own invariants (``check_invariants``,
-e.g. chips conserved in poker); ``render`` text; and the registered expert playing
-only legal actions.
+choices when installed; free-form games play their ``sample_action``): zero-sum
+rewards at every step for zero-sum games, finite rewards, every game ending, and
+the game's own invariants (``check_invariants``, e.g. chips conserved in poker);
+``render`` text; and the registered expert playing only legal actions.
 """
 
 from __future__ import annotations
@@ -247,11 +247,13 @@ def _check_properties(make: Callable[..., Any], seed: int, n_games: int) -> str:
                 continue
             legal = game.infos[agent].get("legal_actions")
             roll = pick(100)
-            if legal and roll >= 3:
-                action: Any = legal[pick(len(legal))]
-            else:  # now and then an invalid one, so penalties and forfeits are covered
-                action = "this is not a legal action" if roll % 2 else 17
+            if roll < 3:  # now and then an invalid one, so penalties and forfeits are covered
+                action: Any = "[this is not a legal action" if roll % 2 else 17
                 stats["invalid"] += 1
+            elif legal:
+                action = legal[pick(len(legal))]
+            else:  # free-form: the game's own random well-formed actions
+                action = game.sample_action(rng)
             game.step(action)
             stats["steps"] += 1
             rewards = list(game.rewards.values())

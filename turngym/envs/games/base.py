@@ -336,6 +336,17 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         """Each player's total reward in this game so far."""
         return list(self._returns)
 
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random action for the player to move: a uniformly random legal one.
+
+        Free-form games override it with random well-formed actions (offers, replies,
+        talk), so random opponents and property tests reach every rule of the game.
+        """
+        legal = self.legal_actions(self.current)
+        if legal:
+            return legal[int(rng.integers(len(legal)))]
+        return "..."  # a free-form game without its own sampler: harmless talk
+
     def check_invariants(self) -> str | None:
         """What is wrong with the state (e.g. chips not conserved), or None. For tests."""
         return None

@@ -16,6 +16,8 @@ import functools
 import re
 from typing import Any, ClassVar, NamedTuple
 
+import numpy as np
+
 from turngym.core import Invalid, normalize_action
 from turngym.envs.games.base import TextGame
 
@@ -333,6 +335,25 @@ class SimpleNegotiation(TextGame[Move]):
 
     def _legal(self) -> list[str]:
         return []  # free-form: the text says what to write
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random well-formed move: an offer of what the player holds, a reply, or talk."""
+        i = self.current
+        open_to_me = self.offer is not None and self.offer[0] != i
+        kind = int(rng.integers(4))
+        if kind == 0 and open_to_me:
+            return "Fine. [Accept]"
+        if kind == 1 and open_to_me:
+            return "[Deny]"
+        a, b = (int(k) for k in rng.choice(len(RESOURCES), 2, replace=False))
+        held = self.holdings[i][a]
+        if kind == 2 or not held:
+            return "Let us talk."
+        give = [0] * len(RESOURCES)
+        get = [0] * len(RESOURCES)
+        give[a] = int(rng.integers(1, held + 1))
+        get[b] = int(rng.integers(1, 6))
+        return f"How about this? {format_offer(tuple(give), tuple(get))}"
 
     def _parse(self, action: str) -> Move | Invalid:
         read = _read(action)

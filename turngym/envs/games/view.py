@@ -23,12 +23,27 @@ __all__ = ["GameView"]
 _OPPONENT_STREAM = (0x0990,)
 
 
+class _RandomMover:
+    """The ``"random"`` opponent: ``game.sample_action`` with a seeded RNG of its own."""
+
+    def __init__(self, game: TextGame[Any]) -> None:
+        self.game = game
+        self.rng = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        return self.game.sample_action(self.rng)
+
+
 class GameView(gym.Env[str, str]):
     """Play one seat of a ``TextGame`` against built-in or given opponents.
 
     Args:
         game: the game class (or a ``module:Class`` string) to build.
-        opponent: ``"random"`` (uniform legal actions), ``"expert"`` (the game's
+        opponent: ``"random"`` (the game's ``sample_action``: uniform legal actions, or
+            random well-formed ones in free-form games), ``"expert"`` (the game's
             registered expert) or an ``Agent`` with ``act(obs, info) -> str``; one
             agent plays every other seat.
         seat: the agent's seat, ``0``, ``1``, ... or ``"random"`` (drawn per episode).
@@ -142,11 +157,10 @@ class GameView(gym.Env[str, str]):
     # -- plumbing ------------------------------------------------------------------------
 
     def _build_opponent(self) -> Any:
-        from turngym.agents import RandomAgent
         from turngym.registry import load
 
         if self._opponent_kind == "random":
-            return RandomAgent(self)
+            return _RandomMover(self.game)
         if self._opponent_kind == "expert":
             return load(str(self._expert_path))(self.game)
         return self._opponent_kind
