@@ -305,6 +305,14 @@ GAMES: tuple[EnvEntry, ...] = (
         stochastic=False,
         description="tic-tac-toe, cells a1..c3; minimax expert",
     ),
+    _g(
+        "ConnectFour-v0",
+        "turngym.envs.games.connect_four:ConnectFour",
+        100,
+        "turngym.agents.experts.connect_four:ConnectFourExpert",
+        stochastic=False,
+        description="Connect Four, columns 1..7; alpha-beta negamax expert (depth 5)",
+    ),
 )
 ENVS = ENVS + GAMES
 
