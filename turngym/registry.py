@@ -313,6 +313,14 @@ GAMES: tuple[EnvEntry, ...] = (
         stochastic=False,
         description="Connect Four, columns 1..7; alpha-beta negamax expert (depth 5)",
     ),
+    _g(
+        "LiarsDice-v0",
+        "turngym.envs.games.liars_dice:LiarsDice",
+        300,
+        "turngym.agents.experts.liars_dice:LiarsDiceExpert",
+        stochastic=True,
+        description="Liar's Dice, 2-6 players, hidden dice; bid 'bid Q F' or call 'liar'",
+    ),
 )
 ENVS = ENVS + GAMES
 
