@@ -340,6 +340,22 @@ GAMES: tuple[EnvEntry, ...] = (
         description="cooperative Hanabi, 3 colours x ranks 1-3, 2-3 players, shared reward; "
         "convention-based expert",
     ),
+    _g(
+        "ConnectFour-v0",
+        "turngym.envs.games.connect_four:ConnectFour",
+        100,
+        "turngym.agents.experts.connect_four:ConnectFourExpert",
+        stochastic=False,
+        description="Connect Four, columns 1..7; alpha-beta negamax expert (depth 5)",
+    ),
+    _g(
+        "LiarsDice-v0",
+        "turngym.envs.games.liars_dice:LiarsDice",
+        300,
+        "turngym.agents.experts.liars_dice:LiarsDiceExpert",
+        stochastic=True,
+        description="Liar's Dice, 2-6 players, hidden dice; bid 'bid Q F' or call 'liar'",
+    ),
 )
 ENVS = ENVS + GAMES
 
