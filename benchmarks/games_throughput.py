@@ -3,8 +3,9 @@
 In ONE run, every implementation plays the same number of episodes (default 2,000)
 of random legal moves for both seats and prints one JSON line: episodes/s, moves/s
 and, on turngym's lines, the ratio of its episodes/s to each peer's. Each row is
-timed ``--repeat`` times (default 3) and the fastest pass is kept, so a noisy
-neighbour on the machine slows no implementation more than another.
+timed ``--repeat`` times (default 5), the passes of a game's rows interleaved
+round-robin, and the fastest pass is kept, so a noisy neighbour on the machine
+slows no implementation more than another.
 
     python benchmarks/games_throughput.py                  # peers skipped if missing
     .venv-peers/bin/python benchmarks/games_throughput.py  # pip install -e '.[bench]'
@@ -28,6 +29,7 @@ import contextlib
 import importlib.metadata
 import json
 import platform
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -38,8 +40,6 @@ import numpy as np
 
 import turngym
 
-# The agents' draws never share a stream with an env's own RNG.
-_AGENT_SPAWN_KEY = (0xB3C4,)
 _MAX_MOVES = 10_000
 
 
@@ -47,7 +47,7 @@ class PeerUnavailable(Exception):
     """The implementation cannot be measured here (not installed, no such game)."""
 
 
-Player = Callable[[np.random.Generator, int], int]
+Player = Callable[[random.Random, int], int]
 """Plays one episode from a seed with random legal moves; returns the moves made."""
 
 
@@ -61,7 +61,7 @@ def turngym_player(game_id: str, **kwargs: Any) -> Player:
     except ValueError as exc:
         raise PeerUnavailable(str(exc)) from exc
 
-    def play(rng: np.random.Generator, seed: int) -> int:
+    def play(rng: random.Random, seed: int) -> int:
         game.reset(seed=seed)
         moves = 0
         for _ in game.agent_iter(_MAX_MOVES):
@@ -70,7 +70,7 @@ def turngym_player(game_id: str, **kwargs: Any) -> Player:
                 game.step(None)
                 continue
             legal = info["legal_actions"]
-            game.step(legal[int(rng.integers(len(legal)))])
+            game.step(legal[rng.randrange(len(legal))])
             moves += 1
         return moves
 
@@ -85,7 +85,7 @@ def pettingzoo_player(module: str, raw: bool) -> Player:
     except Exception as exc:  # pettingzoo, or its extras (rlcard, pygame), missing
         raise PeerUnavailable(f"pettingzoo.classic.{module}: {type(exc).__name__}: {exc}") from exc
 
-    def play(rng: np.random.Generator, seed: int) -> int:
+    def play(rng: random.Random, seed: int) -> int:
         env.reset(seed=seed)
         moves = 0
         for _ in env.agent_iter(_MAX_MOVES):
@@ -94,7 +94,7 @@ def pettingzoo_player(module: str, raw: bool) -> Player:
                 env.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
+            env.step(int(legal[rng.randrange(len(legal))]))
             moves += 1
         return moves
 
@@ -113,7 +113,7 @@ def textarena_player(env_id: str, legal: Callable[[Any], list[str]], wrapped: bo
     raw = ta.make(f"{env_id}-raw")
     wrappers = list(ENV_REGISTRY[env_id].default_wrappers or []) if wrapped else []
 
-    def play(rng: np.random.Generator, seed: int) -> int:
+    def play(rng: random.Random, seed: int) -> int:
         env = raw
         for wrapper in wrappers:
             env = wrapper(env)
@@ -123,7 +123,7 @@ def textarena_player(env_id: str, legal: Callable[[Any], list[str]], wrapped: bo
         while not done and moves < _MAX_MOVES:
             env.get_observation()
             options = legal(raw)
-            done, _ = env.step(options[int(rng.integers(len(options)))])
+            done, _ = env.step(options[rng.randrange(len(options))])
             moves += 1
         env.close()
         return moves
@@ -247,28 +247,40 @@ GAMES: list[Game] = [
 # -- measuring -------------------------------------------------------------------------
 
 
-def measure(play: Player, episodes: int, seed: int, repeat: int) -> dict[str, float | int]:
-    """Play ``episodes`` games ``repeat`` times after one warm-up game; keep the fastest pass."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=_AGENT_SPAWN_KEY))
-    play(rng, seed)
-    best: tuple[float, int] | None = None
-    for _ in range(repeat):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=_AGENT_SPAWN_KEY))
+class Pass:
+    """Times passes of ``episodes`` games of one implementation; keeps the fastest."""
+
+    def __init__(self, play: Player, episodes: int, seed: int) -> None:
+        self.play, self.episodes, self.seed = play, episodes, seed
+        self.best: tuple[float, int] | None = None
+        self.play(self._rng(), seed)  # warm-up: lazy imports and first-call caches
+
+    def _rng(self) -> random.Random:
+        # A private Python RNG: a NumPy scalar draw costs ~1.6 us, as much as a move here,
+        # and would blur the differences between the implementations it is the same for.
+        return random.Random(f"{self.seed}/agent")
+
+    def run(self) -> None:
+        """One timed pass over seeds ``seed .. seed + episodes - 1``."""
+        rng = self._rng()
         start = time.perf_counter()
-        moves = sum(play(rng, seed + k) for k in range(episodes))
+        moves = sum(self.play(rng, self.seed + k) for k in range(self.episodes))
         seconds = time.perf_counter() - start
-        if best is None or seconds < best[0]:
-            best = (seconds, moves)
-    assert best is not None
-    seconds, moves = best
-    return {
-        "episodes": episodes,
-        "moves": moves,
-        "seconds": round(seconds, 4),
-        "episodes_per_s": round(episodes / seconds, 1),
-        "moves_per_s": round(moves / seconds, 1),
-        "mean_moves": round(moves / episodes, 3),
-    }
+        if self.best is None or seconds < self.best[0]:
+            self.best = (seconds, moves)
+
+    def stats(self) -> dict[str, float | int]:
+        """The fastest pass, as numbers for the JSON line."""
+        assert self.best is not None
+        seconds, moves = self.best
+        return {
+            "episodes": self.episodes,
+            "moves": moves,
+            "seconds": round(seconds, 4),
+            "episodes_per_s": round(self.episodes / seconds, 1),
+            "moves_per_s": round(moves / seconds, 1),
+            "mean_moves": round(moves / self.episodes, 3),
+        }
 
 
 _DIST = {"turngym": "turngym", "textarena": "textarena", "pettingzoo": "pettingzoo"}
@@ -281,31 +293,50 @@ def _version(impl: str) -> str | None:
         return turngym.__version__ if impl == "turngym" else None
 
 
-def run_row(row: Row, args: argparse.Namespace) -> dict[str, Any]:
-    """Build and measure one implementation: a line to print either way."""
-    head: dict[str, Any] = {"bench": "games_throughput", "game": row.game, "impl": row.impl}
-    head["id"] = row.id
-    with contextlib.redirect_stdout(sys.stderr):  # peers print banners; stdout is JSON
-        try:
-            play = row.make()
-        except PeerUnavailable as exc:
-            key = "error" if row.impl == "turngym" and "unknown" not in str(exc) else "skipped"
-            return {**head, key: str(exc)}
-        try:
-            stats = measure(play, args.episodes, args.seed, args.repeat)
-        except Exception as exc:
-            return {**head, "error": f"{type(exc).__name__}: {exc}"}
-    line = {**head, **stats, "python": platform.python_version(), "version": _version(row.impl)}
-    if row.note:
-        line["note"] = row.note
-    return line
+def measure_game(rows: list[Row], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Measure a game's rows with passes interleaved round-robin; a line per row.
+
+    Interleaving means a stretch of a slow machine (another process, a busy host)
+    falls on every implementation alike instead of on whichever ran then.
+    """
+    lines: list[dict[str, Any]] = []
+    passes: dict[int, Pass] = {}
+    for k, row in enumerate(rows):
+        head: dict[str, Any] = {"bench": "games_throughput", "game": row.game, "impl": row.impl}
+        head["id"] = row.id
+        lines.append(head)
+        with contextlib.redirect_stdout(sys.stderr):  # peers print banners; stdout is JSON
+            try:
+                passes[k] = Pass(row.make(), args.episodes, args.seed)
+            except PeerUnavailable as exc:
+                ours = row.impl == "turngym" and "unknown" not in str(exc)
+                head["error" if ours else "skipped"] = str(exc)
+            except Exception as exc:
+                head["error"] = f"{type(exc).__name__}: {exc}"
+    for _ in range(args.repeat):
+        for k, timer in list(passes.items()):
+            with contextlib.redirect_stdout(sys.stderr):
+                try:
+                    timer.run()
+                except Exception as exc:
+                    lines[k]["error"] = f"{type(exc).__name__}: {exc}"
+                    del passes[k]
+    for k, timer in passes.items():
+        row = rows[k]
+        lines[k].update(timer.stats())
+        lines[k].update({"python": platform.python_version(), "version": _version(row.impl)})
+        if row.note:
+            lines[k]["note"] = row.note
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run every row and print one JSON line each; 1 if a turngym row failed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=2000, help="episodes per row")
-    parser.add_argument("--repeat", type=int, default=3, help="passes per row; the fastest counts")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="interleaved passes per row; the fastest counts"
+    )
     parser.add_argument("--games", default=None, help="comma list, e.g. TicTacToe,KuhnPoker")
     parser.add_argument("--no-peers", action="store_true", help="measure turngym only")
     parser.add_argument("--seed", type=int, default=0, help="first reset seed")
@@ -319,17 +350,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if wanted is not None and game.name.lower() not in wanted:
             continue
         note = ", ".join(f"{k}={v}" for k, v in game.turngym_kwargs.items())
-        ours = run_row(
-            Row(
-                game.name,
-                "turngym",
-                game.turngym_id,
-                lambda g=game: turngym_player(g.turngym_id, **g.turngym_kwargs),  # type: ignore[misc]
-                note,
-            ),
-            args,
+        ours_row = Row(
+            game.name,
+            "turngym",
+            game.turngym_id,
+            lambda g=game: turngym_player(g.turngym_id, **g.turngym_kwargs),  # type: ignore[misc]
+            note,
         )
-        peers = [] if args.no_peers else [run_row(row, args) for row in game.peers]
+        ours, *peers = measure_game([ours_row, *([] if args.no_peers else game.peers)], args)
         if "episodes_per_s" in ours:
             ours["ratio_vs"] = {
                 f"{p['impl']}/{p['id']}": round(ours["episodes_per_s"] / p["episodes_per_s"], 2)

@@ -63,7 +63,7 @@ class KuhnPokerExpert(BaseAgent):
     Example:
         >>> game = KuhnPoker()
         >>> expert = KuhnPokerExpert(game, seed=0)
-        >>> game.reset(seed=5)  # player_0 holds the K and bets it (alpha = 1/3)
+        >>> game.reset(seed=6)  # player_0 holds the K and bets it (alpha = 1/3)
         >>> expert.act(None, game.infos["player_0"])
         'bet'
 

@@ -72,7 +72,7 @@ class LeducHoldemExpert(BaseAgent):
     Example:
         >>> game = LeducHoldem()
         >>> expert = LeducHoldemExpert(game)
-        >>> game.reset(seed=1)  # player_0 holds a Q: medium in round 1, so it checks
+        >>> game.reset(seed=0)  # player_0 holds a Q: medium in round 1, so it checks
         >>> expert.act(None, game.infos["player_0"])
         'check'
 

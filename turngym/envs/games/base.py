@@ -14,6 +14,7 @@ when it is its turn. The first observation starts with the rules.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -23,6 +24,7 @@ from pettingzoo import AECEnv
 
 from turngym.core import Invalid, normalize_action, preview
 from turngym.spaces import GameAction, Unicode
+from turngym.splitmix import SplitMix64
 
 __all__ = ["Invalid", "TextGame"]
 
@@ -40,7 +42,8 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
 
     Subclasses set ``action_names`` (the fixed action universe; empty for free-form
     games) and implement:
-        ``_start(options) -> str``: deal/set up with ``self.np_random``, return the rules
+        ``_start(options) -> str``: deal/set up with ``self.random`` (fast, for small
+        draws) or ``self.np_random`` (NumPy; built on first use), return the rules
         (shown at the top of each player's first observation); set ``self.current``.
         ``_legal() -> list[str]``: the legal actions of ``self.current`` (free-form
         games return [] and list none in ``infos``; their text says what to write).
@@ -124,15 +127,23 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             self._obs_space = spaces.Dict({"text": text})
             self._act_space = Unicode(self.max_action_length)
         self._rng: np.random.Generator | None = None
+        self._fast: SplitMix64 | None = None
         self._seed: int | None = None
-        self._masks: dict[tuple[str, ...], np.ndarray] = {}
+        self._entries: dict[Hashable, tuple[tuple[str, ...], str, np.ndarray | None]] = {}
         self._no_mask = np.zeros(len(self.action_names), dtype=np.int8)
         self._no_mask.setflags(write=False)
         self.agents: list[str] = []
-        self._legal_cache: tuple[int, list[str], str, np.ndarray | None] | None = None
+        self._legal_cache: tuple[int, tuple[str, ...], str, np.ndarray | None] | None = None
         self.current = 0
         self.turn = 0
         self.over = False
+
+    @property
+    def random(self) -> SplitMix64:
+        """A fast seeded RNG for draws in the hot path (cards, dice); built on first use."""
+        if self._fast is None:
+            self._fast = SplitMix64(self._seed)
+        return self._fast
 
     @property
     def np_random(self) -> np.random.Generator:
@@ -154,8 +165,9 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; the same seed deals the same game."""
         if seed is not None:
-            # Built on first use: deterministic games (tic-tac-toe) never pay for it.
+            # Built on first use: deterministic games (tic-tac-toe) never pay for them.
             self._rng = None
+            self._fast = None
             self._seed = seed
         self.agents = self.possible_agents[:]
         n = self.n
@@ -167,6 +179,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._step_rewards = [0.0] * n
         self._returns = [0.0] * n
         self._rewards_dirty = False
+        self._paid = False
         self._skip_agent_selection: str | None = None
         self.current = 0
         self.turn = 0
@@ -178,8 +191,15 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         for pending in self._pending:
             pending.insert(0, rules)
         self.agent_selection = self.agents[self.current]
-        self.infos = {a: self._info(i, invalid=False) for i, a in enumerate(self.agents)}
-        self._maybe_print()
+        if self.action_names:
+            self.infos = {
+                a: {"invalid_action": False, "turn": 0, "legal_actions": []} for a in self.agents
+            }
+            self.infos[self.agent_selection]["legal_actions"] = list(self._legal_entry()[1])
+        else:
+            self.infos = {a: {"invalid_action": False, "turn": 0} for a in self.agents}
+        if self.render_mode == "human":
+            print(self._render())
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection``; a bad action never raises."""
@@ -189,37 +209,56 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             return
         i = self.current
         self._cumulative_rewards[agent] = 0.0
-        self._step_rewards = [0.0] * self.n
+        if self._paid:
+            self._step_rewards = [0.0] * self.n
+            self._paid = False
         self._pending[i].clear()  # it has read them
         self._obs_cache = None
         if type(action) is str and len(action) <= self.max_action_length:
             parsed: A | Invalid = self._parse(action)
         else:
             parsed = _bad_type(action, self.max_action_length)
-        invalid = type(parsed) is Invalid
-        if invalid:
-            self._invalid(i, action, parsed.reason)  # type: ignore[union-attr]
-        else:
-            self._streak[i] = 0
-            self._apply(parsed)  # type: ignore[arg-type]
-            self.turn += 1
-        if self._rewards_dirty or any(self._step_rewards):
+        if type(parsed) is Invalid:
+            self._after_invalid(agent, i, action, parsed)
+            return
+        self._streak[i] = 0
+        self._apply(parsed)  # type: ignore[arg-type]
+        self.turn = turn = self.turn + 1
+        if self._rewards_dirty or self._paid:
             self._settle_rewards()
         current = self.current
-        self.agent_selection = self.agents[current]
+        nxt = self.agent_selection = self.agents[current]
         infos = self.infos
-        if self.over:  # everyone learns the result
-            for a in self.agents:
-                self.terminations[a] = True
-            self.infos = {a: self._info(k, invalid=False) for k, a in enumerate(self.agents)}
-        elif current != i:
-            infos[self.agent_selection] = self._info(current, invalid=False)
-        if invalid:
-            self.infos[agent] = self._info(i, invalid=True, reason=parsed.reason)  # type: ignore[union-attr]
-        elif not self.over:
-            infos[agent] = self._info(i, invalid=False)
+        if self.over:
+            self._announce_result()
+        elif self.action_names:  # the common case, kept lean
+            legal = list(self._legal_entry()[1])
+            if current != i:
+                infos[agent] = {"invalid_action": False, "turn": turn, "legal_actions": []}
+            infos[nxt] = {"invalid_action": False, "turn": turn, "legal_actions": legal}
+        else:
+            infos[agent] = {"invalid_action": False, "turn": turn}
+            infos[nxt] = {"invalid_action": False, "turn": turn}
         if self.render_mode == "human":
             print(self._render())
+
+    def _after_invalid(self, agent: str, i: int, action: Any, parsed: Invalid) -> None:
+        """The invalid-action path of ``step``: penalty, retry or forfeit, infos."""
+        self._invalid(i, action, parsed.reason)
+        if self._rewards_dirty or self._paid:
+            self._settle_rewards()
+        self.agent_selection = self.agents[self.current]
+        if self.over:
+            self._announce_result()
+        self.infos[agent] = self._info(i, invalid=True, reason=parsed.reason)
+        if self.render_mode == "human":
+            print(self._render())
+
+    def _announce_result(self) -> None:
+        """The game is over: every player is terminated and learns the result."""
+        for a in self.agents:
+            self.terminations[a] = True
+        self.infos = {a: self._info(k, invalid=False) for k, a in enumerate(self.agents)}
 
     def _dead_step(self) -> None:
         """PettingZoo's ``_was_dead_step``, leaner: drop the finished agent, pick the next."""
@@ -248,7 +287,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             rewards[a] = step_rewards[k]
             cumulative[a] += step_rewards[k]
             returns[k] += step_rewards[k]
-        self._rewards_dirty = any(step_rewards)
+        self._rewards_dirty = self._paid
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent`` reads now: news since it last acted, its view, its legal actions.
@@ -299,6 +338,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     def pay(self, i: int, amount: float) -> None:
         """Add ``amount`` to player ``i``'s reward of this step."""
         self._step_rewards[i] += amount
+        self._paid = True
 
     def finish(self, text: str) -> None:
         """End the game (after the ``pay`` calls that settle it)."""
@@ -309,27 +349,37 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         """Player ``i``'s legal actions now ([] when it is not its turn or the game is over)."""
         if i != self.current or self.over:
             return []
-        return self._legal_entry()[1]
+        return list(self._legal_entry()[1])
 
-    def _legal_entry(self) -> tuple[int, list[str], str, np.ndarray | None]:
-        """(turn, legal actions, their line of text, read-only mask), computed once a turn."""
+    def _legal_entry(self) -> tuple[int, tuple[str, ...], str, np.ndarray | None]:
+        """(turn, legal actions, their line of text, read-only mask), computed once a turn.
+
+        Games whose legal actions depend on a small state return it from
+        ``_legal_state()``; entries are then kept across games (tic-tac-toe's boards).
+        """
         cache = self._legal_cache
-        if cache is None or cache[0] != self.turn:
-            legal = self._legal()
+        if cache is not None and cache[0] == self.turn:
+            return cache
+        key = self._legal_state()
+        entry = self._entries.get(key) if key is not None else None
+        if entry is None:
+            legal = tuple(self._legal())
             line = f"Your legal actions: {', '.join(legal)}."
             mask = None
             if self.action_names:
-                key = tuple(legal)
-                mask = self._masks.get(key)
-                if mask is None:
-                    mask = np.zeros(len(self.action_names), dtype=np.int8)
-                    exact = self._exact  # an unknown name is check_game's to report
-                    mask[[exact[name] for name in legal if name in exact]] = 1
-                    mask.setflags(write=False)
-                    if len(self._masks) < 4096:
-                        self._masks[key] = mask
-            cache = self._legal_cache = (self.turn, legal, line, mask)
+                mask = np.zeros(len(self.action_names), dtype=np.int8)
+                exact = self._exact  # an unknown name is check_game's to report
+                mask[[exact[name] for name in legal if name in exact]] = 1
+                mask.setflags(write=False)
+            entry = (legal, line, mask)
+            if key is not None and len(self._entries) < 100_000:
+                self._entries[key] = entry
+        cache = self._legal_cache = (self.turn, *entry)
         return cache
+
+    def _legal_state(self) -> Hashable | None:
+        """A key of everything ``_legal`` depends on, to memoise it; None: do not."""
+        return None
 
     @property
     def returns(self) -> list[float]:
@@ -417,7 +467,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         info: dict[str, Any] = {"invalid_action": invalid, "turn": self.turn}
         if self.action_names:  # free-form games list no legal actions
             mine = i == self.current and not self.over
-            info["legal_actions"] = self._legal_entry()[1] if mine else []
+            info["legal_actions"] = list(self._legal_entry()[1]) if mine else []
         if invalid:
             info["invalid_reason"] = reason
         if self.over:

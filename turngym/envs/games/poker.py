@@ -140,6 +140,9 @@ class PokerGame(TextGame[str]):
     def _legal(self) -> list[str]:
         return list(self._legal_now())
 
+    def _legal_state(self) -> tuple[str, ...]:
+        return self._legal_now()  # the legal set is all the legal entry depends on
+
     def _parse(self, action: str) -> str | Invalid:
         legal = self._legal_now()
         if action in legal:  # the fast path: a canonical legal action

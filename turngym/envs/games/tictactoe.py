@@ -24,7 +24,11 @@ LINES: tuple[tuple[int, int, int], ...] = (
     (0, 4, 8), (2, 4, 6),  # diagonals
 )  # fmt: skip
 """The eight winning lines, as cell indices."""
-_THROUGH = tuple(tuple(line for line in LINES if cell in line) for cell in range(9))
+_PAIRS = tuple(
+    tuple(tuple(c for c in line if c != cell) for line in LINES if cell in line)
+    for cell in range(9)
+)
+"""For each cell, the other two cells of every line through it."""
 _MARKS = (".", "X", "O")
 _ALIASES = {f"{r}{c}": f"{c}{r}" for r in "123" for c in "abc"} | {
     str(k + 1): name for k, name in enumerate(CELLS)
@@ -58,9 +62,10 @@ def _view(board: tuple[int, ...], i: int) -> str:
     return f"You are {_MARKS[i + 1]} (player_{i}).\n{_grid(board)}"
 
 
-def _completes_line(board: list[int], k: int, mark: int) -> bool:
-    for a, b, c in _THROUGH[k]:
-        if board[a] == mark and board[b] == mark and board[c] == mark:
+def _wins(board: list[int], k: int, mark: int) -> bool:
+    """Whether ``mark``, just put on cell ``k``, completes a line."""
+    for a, b in _PAIRS[k]:  # noqa: SIM110 - a plain loop beats any() on this hot path
+        if board[a] == mark and board[b] == mark:
             return True
     return False
 
@@ -97,6 +102,9 @@ class TicTacToe(TextGame[int]):
             "centre, c3 the bottom-right."
         )
 
+    def _legal_state(self) -> tuple[int, ...]:
+        return tuple(self.board)
+
     def _legal(self) -> list[str]:
         board = self.board
         return [CELLS[k] for k in range(9) if not board[k]]
@@ -117,12 +125,14 @@ class TicTacToe(TextGame[int]):
         mark = i + 1
         board = self.board
         board[k] = mark
-        self.announce(_NEWS[i][k])
-        if _completes_line(board, k, mark):
+        news = _NEWS[i][k]
+        for pending in self._pending:
+            pending.append(news)
+        if _wins(board, k, mark):
             self.pay(i, 1.0)
             self.pay(1 - i, -1.0)
             self.finish(f"{_MARKS[mark]} has three in a line: {self.possible_agents[i]} wins.")
-        elif all(board):
+        elif self.turn == 8:  # the ninth mark fills the board
             self.finish("The board is full: a draw.")
         else:
             self.current = 1 - i
