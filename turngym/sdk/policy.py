@@ -68,7 +68,9 @@ class SamplingParams:
             object.__setattr__(self, "stop", tuple(self.stop))
         if not all(isinstance(s, str) and s for s in self.stop):
             raise ValueError(f"stop must be non-empty strings, got {self.stop!r}")
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+        ):
             raise ValueError(f"seed must be an int or None, got {self.seed!r}")
 
     @property
