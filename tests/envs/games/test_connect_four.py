@@ -152,7 +152,7 @@ def test_three_invalid_actions_forfeit():
         ({"max_invalid_actions": 0}, "max_invalid_actions must be a positive int or None"),
         ({"invalid_action_penalty": -1}, "invalid_action_penalty must be a number >= 0"),
         ({"render_mode": "rgb_array"}, "render_mode='rgb_array' is not supported"),
-        ({"num_players": 3}, "unexpected keyword"),
+        ({"num_players": 3}, "ConnectFour is for 2 players, got num_players=3"),
     ],
 )
 def test_bad_kwargs(kwargs, message):

@@ -269,9 +269,9 @@ def test_forfeit_ends_the_game_for_everyone():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"num_players": 1}, "num_players must be an int from 2 to 6, got 1"),
-        ({"num_players": 7}, "num_players must be an int from 2 to 6, got 7"),
-        ({"num_players": True}, "num_players must be an int from 2 to 6, got True"),
+        ({"num_players": 1}, "LiarsDice is for 2 to 6 players, got num_players=1"),
+        ({"num_players": 7}, "LiarsDice is for 2 to 6 players, got num_players=7"),
+        ({"num_players": True}, "LiarsDice is for 2 to 6 players, got num_players=True"),
         ({"dice": 0}, r"dice \(per player\) must be an int from 1 to 5, got 0"),
         ({"dice": 6}, r"dice \(per player\) must be an int from 1 to 5, got 6"),
         ({"dice": 2.0}, r"dice \(per player\) must be an int from 1 to 5, got 2.0"),

@@ -275,7 +275,7 @@ def test_no_tokens_left_and_forfeit_loses_the_score():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"num_players": 4}, "num_players must be an int from 2 to 3, got 4"),
+        ({"num_players": 4}, "MiniHanabi is for 2 or 3 players, got num_players=4"),
         ({"num_colours": 6}, "num_colours must be an int from 2 to 5"),
         ({"hand_size": 1}, "hand_size must be an int from 2 to 5"),
         ({"hint_tokens": 0}, "hint_tokens must be an int from 1 to 16"),

@@ -79,6 +79,8 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     zero_sum: bool = True
     """Per-step rewards of all players sum to zero (a class default; a game with a
     reward option may set it per instance)."""
+    player_counts: ClassVar[tuple[int, ...]] = (2,)
+    """The numbers of players the game can be played by (``num_players`` is checked)."""
     max_obs_length: ClassVar[int] = 65_536
     max_action_length: ClassVar[int] = 10_000
 
@@ -91,6 +93,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        self.check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not supported; use 'ansi', 'human' or None"
@@ -133,10 +136,29 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._no_mask = np.zeros(len(self.action_names), dtype=np.int8)
         self._no_mask.setflags(write=False)
         self.agents: list[str] = []
-        self._legal_cache: tuple[int, tuple[str, ...], str, np.ndarray | None] | None = None
+        self._legal_cache: tuple[tuple[str, ...], str, np.ndarray | None] = ((), "", None)
+        self._legal_turn = -1  # the turn _legal_cache was computed for
         self.current = 0
         self.turn = 0
         self.over = False
+
+    @classmethod
+    def check_num_players(cls, num_players: Any) -> None:
+        """Raise a clear ``ValueError`` unless ``num_players`` is in ``player_counts``."""
+        counts = cls.player_counts
+        if type(num_players) is int and num_players in counts:
+            return
+        if len(counts) == 1:
+            allowed = str(counts[0])
+        elif len(counts) == 2:
+            allowed = f"{counts[0]} or {counts[1]}"
+        elif counts == tuple(range(counts[0], counts[-1] + 1)):
+            allowed = f"{counts[0]} to {counts[-1]}"
+        else:
+            allowed = ", ".join(map(str, counts))
+        raise ValueError(
+            f"{cls.__name__} is for {allowed} players, got num_players={num_players!r}"
+        )
 
     @property
     def random(self) -> SplitMix64:
@@ -178,14 +200,13 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._streak = [0] * n
         self._step_rewards = [0.0] * n
         self._returns = [0.0] * n
-        self._rewards_dirty = False
         self._paid = False
         self._skip_agent_selection: str | None = None
         self.current = 0
         self.turn = 0
         self.over = False
         self._obs_cache: tuple[int, int, dict[str, Any]] | None = None
-        self._legal_cache = None
+        self._legal_turn = -1
         self._pending: list[list[str]] = [[] for _ in range(n)]
         rules = self._start(dict(options) if options else {})
         for pending in self._pending:
@@ -195,7 +216,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             self.infos = {
                 a: {"invalid_action": False, "turn": 0, "legal_actions": []} for a in self.agents
             }
-            self.infos[self.agent_selection]["legal_actions"] = list(self._legal_entry()[1])
+            self.infos[self.agent_selection]["legal_actions"] = list(self._legal_entry()[0])
         else:
             self.infos = {a: {"invalid_action": False, "turn": 0} for a in self.agents}
         if self.render_mode == "human":
@@ -209,9 +230,12 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             return
         i = self.current
         self._cumulative_rewards[agent] = 0.0
-        if self._paid:
+        if self._paid:  # the last step paid: PettingZoo's rewards are this step's alone
             self._step_rewards = [0.0] * self.n
             self._paid = False
+            rewards = self.rewards
+            for a in rewards:
+                rewards[a] = 0.0
         self._pending[i].clear()  # it has read them
         self._obs_cache = None
         if type(action) is str and len(action) <= self.max_action_length:
@@ -224,7 +248,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self._streak[i] = 0
         self._apply(parsed)  # type: ignore[arg-type]
         self.turn = turn = self.turn + 1
-        if self._rewards_dirty or self._paid:
+        if self._paid:
             self._settle_rewards()
         current = self.current
         nxt = self.agent_selection = self.agents[current]
@@ -232,7 +256,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         if self.over:
             self._announce_result()
         elif self.action_names:  # the common case, kept lean
-            legal = list(self._legal_entry()[1])
+            legal = list(self._legal_entry()[0])
             if current != i:
                 infos[agent] = {"invalid_action": False, "turn": turn, "legal_actions": []}
             infos[nxt] = {"invalid_action": False, "turn": turn, "legal_actions": legal}
@@ -245,7 +269,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     def _after_invalid(self, agent: str, i: int, action: Any, parsed: Invalid) -> None:
         """The invalid-action path of ``step``: penalty, retry or forfeit, infos."""
         self._invalid(i, action, parsed.reason)
-        if self._rewards_dirty or self._paid:
+        if self._paid:
             self._settle_rewards()
         self.agent_selection = self.agents[self.current]
         if self.over:
@@ -287,7 +311,6 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             rewards[a] = step_rewards[k]
             cumulative[a] += step_rewards[k]
             returns[k] += step_rewards[k]
-        self._rewards_dirty = self._paid
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent`` reads now: news since it last acted, its view, its legal actions.
@@ -301,11 +324,11 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         turn_of_i = i == self.current and not self.over
         legal = self._legal_entry() if turn_of_i else None
         parts = [*self._pending[i], self._view(i)]
-        if legal is not None and legal[1]:
-            parts.append(legal[2])
+        if legal is not None and legal[0]:
+            parts.append(legal[1])
         obs: dict[str, Any] = {"text": "\n".join(parts)}
         if self.action_names:
-            obs["action_mask"] = legal[3] if legal is not None else self._no_mask
+            obs["action_mask"] = legal[2] if legal is not None else self._no_mask
         self._obs_cache = (i, self.turn, obs)
         return obs
 
@@ -349,17 +372,16 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         """Player ``i``'s legal actions now ([] when it is not its turn or the game is over)."""
         if i != self.current or self.over:
             return []
-        return list(self._legal_entry()[1])
+        return list(self._legal_entry()[0])
 
-    def _legal_entry(self) -> tuple[int, tuple[str, ...], str, np.ndarray | None]:
-        """(turn, legal actions, their line of text, read-only mask), computed once a turn.
+    def _legal_entry(self) -> tuple[tuple[str, ...], str, np.ndarray | None]:
+        """(legal actions, their line of text, read-only mask), computed once a turn.
 
         Games whose legal actions depend on a small state return it from
         ``_legal_state()``; entries are then kept across games (tic-tac-toe's boards).
         """
-        cache = self._legal_cache
-        if cache is not None and cache[0] == self.turn:
-            return cache
+        if self._legal_turn == self.turn:
+            return self._legal_cache
         key = self._legal_state()
         entry = self._entries.get(key) if key is not None else None
         if entry is None:
@@ -374,8 +396,9 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             entry = (legal, line, mask)
             if key is not None and len(self._entries) < 100_000:
                 self._entries[key] = entry
-        cache = self._legal_cache = (self.turn, *entry)
-        return cache
+        self._legal_cache = entry
+        self._legal_turn = self.turn
+        return entry
 
     def _legal_state(self) -> Hashable | None:
         """A key of everything ``_legal`` depends on, to memoise it; None: do not."""
@@ -467,7 +490,7 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         info: dict[str, Any] = {"invalid_action": invalid, "turn": self.turn}
         if self.action_names:  # free-form games list no legal actions
             mine = i == self.current and not self.over
-            info["legal_actions"] = list(self._legal_entry()[1]) if mine else []
+            info["legal_actions"] = list(self._legal_entry()[0]) if mine else []
         if invalid:
             info["invalid_reason"] = reason
         if self.over:

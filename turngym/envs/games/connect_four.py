@@ -117,12 +117,13 @@ class ConnectFour(TextGame[int]):
     def __init__(
         self,
         *,
+        num_players: int = 2,
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int | None = 3,
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
-            num_players=2,
+            num_players=num_players,
             invalid_action_penalty=invalid_action_penalty,
             max_invalid_actions=max_invalid_actions,
             render_mode=render_mode,

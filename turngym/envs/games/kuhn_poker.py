@@ -44,6 +44,14 @@ _BETTING = {  # what the view says of the hand's betting, by first player and li
     for line in _LEGAL
 }
 _TO_ACT = tuple(f"{p} to act." for p in PLAYERS)
+_POTS = (2, 3, 4)  # antes only; a bet and a fold; a bet and a call
+_FOLDED = {(w, pot): f"{PLAYERS[w]} wins the pot of {pot}" for w in (0, 1) for pot in _POTS}
+_SHOWDOWN = {
+    (c0, c1, pot): f"Showdown: player_0 shows {RANKS[c0]}, player_1 shows {RANKS[c1]}; "
+    f"{PLAYERS[0 if c0 > c1 else 1]} wins the pot of {pot}"
+    for c0, c1 in _DEALS
+    for pot in _POTS
+}
 _WHY_NOT = {
     "check": "there is a bet to call or fold to",
     "bet": "there is already a bet (one bet a hand)",
@@ -97,6 +105,7 @@ class KuhnPoker(PokerGame):
     ) -> None:
         super().__init__(rounds=rounds, starting_chips=starting_chips, **kwargs)
         self._deal_news: dict[int, tuple[str, ...]] = {}
+        self._views: dict[tuple[int, int, int, str, int, int], str] = {}
         hands = f"{rounds} hand{'s' * (rounds != 1)}"
         self._rules = (
             f"Kuhn poker, {hands}, two players. The deck has three cards: J < Q < K. Each "
@@ -119,8 +128,7 @@ class KuhnPoker(PokerGame):
         self.first = self.current = hand % 2
         self.cards = cards = list(_DEALS[self.random.below(6)])
         self.line = ""
-        self._post(0, self.ante)
-        self._post(1, self.ante)
+        self._antes()
         news = self._deal_news.get(hand)
         if news is None:  # depends only on the hand number: built once per game object
             head = (
@@ -134,6 +142,9 @@ class KuhnPoker(PokerGame):
     def _legal_now(self) -> tuple[str, ...]:
         return _LEGAL[self.line]
 
+    def _legal_state(self) -> str:
+        return self.line  # the betting line is all the legal actions depend on
+
     def _why_not(self, name: str) -> str:
         return _WHY_NOT[name]
 
@@ -142,18 +153,13 @@ class KuhnPoker(PokerGame):
         self.announce(_SAY[i, action])
         line = self.line
         if action == "fold":
-            self._win(1 - i, f"{PLAYERS[1 - i]} wins the pot of {self.pot}")
+            self._win(1 - i, _FOLDED[1 - i, self.pot])
             return
         if action != "check":  # bet or call
             self._post(i, BET)
         if action == "call" or (action == "check" and line == "check"):
             c0, c1 = self.cards
-            winner = 0 if c0 > c1 else 1
-            self._win(
-                winner,
-                f"Showdown: player_0 shows {RANKS[c0]}, player_1 shows {RANKS[c1]}; "
-                f"{PLAYERS[winner]} wins the pot of {self.pot}",
-            )
+            self._win(0 if c0 > c1 else 1, _SHOWDOWN[c0, c1, self.pot])
         else:
             self.line = f"{line} {action}" if line else action
             self.current = 1 - i
@@ -167,14 +173,23 @@ class KuhnPoker(PokerGame):
                 f"You are {PLAYERS[i]}. Final stacks: you {self.stacks[i]}, {other} "
                 f"{self.stacks[1 - i]} (your net: {self.net[i]:+d})."
             )
-        current, put, stacks = self.current, self.put, self.stacks
-        turn = "Your turn." if current == i else _TO_ACT[current]
-        return (
-            f"You are {PLAYERS[i]}, hand {self.hand + 1} of {self.rounds}; your card: "
-            f"{RANKS[self.cards[i]]}.\nPot: {self.pot} (you put in {put[i]}, {other} "
-            f"{put[1 - i]}). Stacks: you {stacks[i]}, {other} {stacks[1 - i]}."
-            f"{_BETTING[self.first, self.line]}\n{turn}"
-        )
+        stacks = self.stacks
+        # The hand, the line and the stacks fix the pot, the bets and who acts; a view
+        # is seen again and again across games, and formatting it was a third of a step.
+        key = (i, self.hand, self.cards[i], self.line, stacks[0], stacks[1])
+        text = self._views.get(key)
+        if text is None:
+            current, put = self.current, self.put
+            turn = "Your turn." if current == i else _TO_ACT[current]
+            text = (
+                f"You are {PLAYERS[i]}, hand {self.hand + 1} of {self.rounds}; your card: "
+                f"{RANKS[self.cards[i]]}.\nPot: {self.pot} (you put in {put[i]}, {other} "
+                f"{put[1 - i]}). Stacks: you {stacks[i]}, {other} {stacks[1 - i]}."
+                f"{_BETTING[self.first, self.line]}\n{turn}"
+            )
+            if len(self._views) < 100_000:
+                self._views[key] = text
+        return text
 
     def _render(self) -> str:
         if self.over:

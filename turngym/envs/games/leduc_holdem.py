@@ -156,8 +156,7 @@ class LeducHoldem(PokerGame):
         self.stage = 0
         self.line = ""
         self.round1 = ""
-        self._post(0, self.ante)
-        self._post(1, self.ante)
+        self._antes()
         news = self._deal_news.get(hand)
         if news is None:  # depends only on the hand number: built once per game object
             head = (

@@ -102,6 +102,7 @@ class LiarsDice(TextGame[int]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {**TextGame.metadata, "name": "liars_dice_v0"}
+    player_counts = (2, 3, 4, 5, 6)
 
     def __init__(
         self,
@@ -113,12 +114,7 @@ class LiarsDice(TextGame[int]):
         max_invalid_actions: int | None = 3,
         render_mode: str | None = None,
     ) -> None:
-        if (
-            isinstance(num_players, bool)
-            or not isinstance(num_players, int)
-            or not (2 <= num_players <= 6)
-        ):
-            raise ValueError(f"num_players must be an int from 2 to 6, got {num_players!r}")
+        self.check_num_players(num_players)
         if isinstance(dice, bool) or not isinstance(dice, int) or not 1 <= dice <= 5:
             raise ValueError(f"dice (per player) must be an int from 1 to 5, got {dice!r}")
         if not isinstance(wild_ones, bool):

@@ -132,6 +132,7 @@ class MiniHanabi(TextGame[Move]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {**TextGame.metadata, "name": "mini_hanabi_v0"}
+    player_counts = (2, 3)
     zero_sum = False
 
     def __init__(
@@ -143,8 +144,8 @@ class MiniHanabi(TextGame[Move]):
         fuses: int = 3,
         **kwargs: Any,
     ) -> None:
+        self.check_num_players(num_players)
         for name, value, low, high in (
-            ("num_players", num_players, 2, 3),
             ("num_colours", num_colours, 2, len(COLOURS)),
             ("hand_size", hand_size, 2, 5),
             ("hint_tokens", hint_tokens, 1, 16),

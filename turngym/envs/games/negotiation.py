@@ -268,13 +268,10 @@ class SimpleNegotiation(TextGame[Move]):
             )
         if reward not in REWARDS:
             raise ValueError(f"reward must be 'zero_sum' or 'value', got {reward!r}")
-        if kwargs.get("num_players", 2) != 2:
-            raise ValueError(f"SimpleNegotiation is for 2 players, got {kwargs['num_players']!r}")
-        kwargs.pop("num_players", None)
         self.max_turns = max_turns
         self.reward_mode = reward
         self.zero_sum = reward == "zero_sum"
-        super().__init__(num_players=2, **kwargs)
+        super().__init__(**kwargs)
 
     # -- the rules ---------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ checks all of it after every step in the property tests.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 from turngym.core import Invalid, normalize_action
@@ -20,13 +21,14 @@ __all__ = ["PLAYERS", "PokerGame"]
 
 PLAYERS = ("player_0", "player_1")
 _STRIP = re.compile(r"[\s\[\](){}<>'\"`.,!:;*_]+")
+_RESULTS: dict[tuple[str, int, int], str] = {}  # (hand result, winner, chips) -> the news
 
 
 class PokerGame(TextGame[str]):
     """Two-player poker plumbing: stacks, pot, antes, payouts, hands and forfeits.
 
     A subclass sets ``max_loss`` (the most a player can lose in one hand) and
-    ``ante``, writes ``_deal`` (antes with ``_post``, cards, ``self.line = ""``,
+    ``ante``, writes ``_deal`` (``_antes()``, cards, ``self.line = ""``,
     ``self.current``), ``_legal_now`` (the legal actions as a tuple), ``_why_not``,
     ``_apply`` (ending a hand with ``_win`` or ``_split``), ``_view``, ``_render``
     and the rules text ``self._rules``.
@@ -60,7 +62,7 @@ class PokerGame(TextGame[str]):
                 f"starting_chips must be None or an int >= {self.max_loss} * rounds = {least} "
                 f"(a player can lose {self.max_loss} chips a hand), got {starting_chips!r}"
             )
-        super().__init__(num_players=2, **kwargs)
+        super().__init__(**kwargs)
         self.rounds = rounds
         self.starting_chips = starting_chips
         self._rules = ""
@@ -82,6 +84,14 @@ class PokerGame(TextGame[str]):
         self.put[i] += amount
         self.pot += amount
 
+    def _antes(self) -> None:
+        """Both players put the ante into the (empty) pot: the start of every hand."""
+        ante = self.ante
+        self.stacks[0] -= ante
+        self.stacks[1] -= ante
+        self.put = [ante, ante]
+        self.pot = 2 * ante
+
     def _win(self, winner: int, text: str, *, last: bool = False) -> None:
         """``winner`` takes the pot; both are paid the hand's net; then the next hand."""
         loser = 1 - winner
@@ -91,7 +101,12 @@ class PokerGame(TextGame[str]):
         self.net[loser] -= won
         self.pay(winner, float(won))
         self.pay(loser, float(-won))
-        self._next_hand(f"{text} ({PLAYERS[winner]} +{won}, {PLAYERS[loser]} -{won}).", last)
+        news = _RESULTS.get((text, winner, won))
+        if news is None:  # a few dozen texts in all; formatting them each hand cost more
+            news = f"{text} ({PLAYERS[winner]} +{won}, {PLAYERS[loser]} -{won})."
+            if len(_RESULTS) < 10_000:
+                _RESULTS[text, winner, won] = news
+        self._next_hand(news, last)
 
     def _split(self, text: str) -> None:
         """A tie: each player takes back what it put in (the bets are always equal)."""
@@ -140,7 +155,7 @@ class PokerGame(TextGame[str]):
     def _legal(self) -> list[str]:
         return list(self._legal_now())
 
-    def _legal_state(self) -> tuple[str, ...]:
+    def _legal_state(self) -> Hashable:
         return self._legal_now()  # the legal set is all the legal entry depends on
 
     def _parse(self, action: str) -> str | Invalid:
