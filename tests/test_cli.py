@@ -47,7 +47,10 @@ def test_play_human_end_of_input_is_clean(capsys, monkeypatch):
         (["play", "Nope-v0"], "unknown turngym env"),
         (["play", "Bandit-v0", "--set", "pulls=-2"], "pulls must be >= 1"),
         (["play", "Bandit-v0", "--set", "oops"], "--set takes key=value"),
-        (["eval", "Bandit-v0", "--agents", "genius"], "--agents takes"),
+        (
+            ["eval", "Bandit-v0", "--agents", "genius"],
+            "agents are expert, random, hf:DIR or openai:URL",
+        ),
         (["check"], "name at least one env id"),
     ],
 )
@@ -70,6 +73,25 @@ def test_eval_table_and_json(capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {r["agent"] for r in rows} == {"expert", "random"}
     assert rows[0]["success_rate"] == 1.0
+
+
+def test_eval_agent_option_summary_and_interval(capsys):
+    args = ["eval", "turngym/FrozenLake-v0", "--episodes", "20", "--agent", "expert", "--json"]
+    assert main(args) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["agent"] == "expert" and row["episodes"] == 20
+    assert row["success_rate"] == 1.0
+    low, high = row["success_ci95"]
+    assert 0.8 < low < 0.85 and high == 1.0  # Wilson, 20/20: [0.839, 1]
+    assert row["mean_turns"] > 0 and row["invalid_rate"] == 0.0
+    assert main(["eval", "turngym/FrozenLake-v0", "--episodes", "5", "--agent", "random"]) == 0
+    assert "success [95% CI]" in capsys.readouterr().out
+
+
+def test_eval_bad_agent_is_one_line(capsys):
+    assert main(["eval", "turngym/FrozenLake-v0", "--agent", "gpt"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hf:DIR or openai:URL" in err
 
 
 def test_closed_stdout_pipe_is_quiet():

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from turngym.sdk.policy import PolicyError
+
 __all__ = ["main"]
 
 
@@ -212,6 +214,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
 # -- eval ----------------------------------------------------------------------------
 
 
+_MODEL_AGENTS = ("hf:", "openai:")
+
+
 def _agent_for(kind: str, env: Any, seed: int) -> Any:
     from turngym.agents import make_agent
 
@@ -226,10 +231,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     ids = [e.id for e in ENVS] if args.all else [_env_id(name) for name in args.env]
     if not ids:
         raise CliError("name at least one env id, or pass --all")
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agent is None else []
+    agents += args.agent or []
     for kind in agents:
-        if kind not in ("expert", "random"):
-            raise CliError(f"--agents takes expert and/or random, got {kind!r}")
+        if kind not in ("expert", "random") and not kind.startswith(_MODEL_AGENTS):
+            raise CliError(f"agents are expert, random, hf:DIR or openai:URL, got {kind!r}")
     kwargs = _parse_sets(args.set)
     rows = []
     for env_id in ids:
@@ -251,25 +257,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 env_kwargs=env_kwargs,
             )
             if args.json:
-                print(
-                    json.dumps(
-                        {
-                            "env": env_id,
-                            "agent": kind,
-                            "episodes": args.episodes,
-                            "success_rate": result.success_rate,
-                            "mean_return": result.mean_return,
-                            "mean_steps": result.mean_steps,
-                            "invalid_rate": result.invalid_rate,
-                        }
-                    )
-                )
+                print(json.dumps(result.summary()))
+            low, high = result.success_interval
             rows.append(
                 [
                     env_id,
                     kind,
                     args.episodes,
-                    f"{result.success_rate:.2f}",
+                    f"{result.success_rate:.2f} [{low:.2f}, {high:.2f}]",
                     f"{result.mean_return:+.3f}",
                     f"{result.mean_steps:.1f}",
                     f"{result.invalid_rate:.2f}",
@@ -280,7 +275,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             "env",
             "agent",
             "episodes",
-            "success",
+            "success [95% CI]",
             "mean return",
             "mean steps",
             "invalid/step",
@@ -331,6 +326,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env", nargs="*", help="env ids")
     p.add_argument("--all", action="store_true", help="every registered env")
     p.add_argument("--agents", default="expert,random", help="comma list: expert, random")
+    p.add_argument(
+        "--agent",
+        action="append",
+        metavar="KIND",
+        help="an agent to evaluate (repeatable; replaces --agents): expert, random, "
+        "hf:MODEL_DIR (a local transformers model) or openai:URL (an OpenAI-compatible server)",
+    )
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON line per (env, agent)")
@@ -349,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.fn(args))
-    except CliError as error:
+    except (CliError, PolicyError) as error:
+        # Bad input or an unusable model/server: one line, no traceback.
         print(f"turngym: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

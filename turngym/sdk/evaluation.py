@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +13,27 @@ import numpy as np
 from turngym.agents.base import Agent
 from turngym.progress import progress
 
-__all__ = ["EpisodeStats", "EvalResult", "evaluate", "play_episode"]
+__all__ = ["EpisodeStats", "EvalResult", "evaluate", "play_episode", "wilson_interval"]
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95% by default).
+
+    Unlike the normal approximation it stays inside [0, 1] and is honest at 0/n and n/n.
+
+    >>> wilson_interval(0, 0)
+    (0.0, 1.0)
+    >>> lo, hi = wilson_interval(50, 100)
+    >>> round(lo, 3), round(hi, 3)
+    (0.404, 0.596)
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)
@@ -41,6 +62,11 @@ class EvalResult:
         return float(np.mean([e.success for e in self.episodes])) if self.episodes else 0.0
 
     @property
+    def success_interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the success rate."""
+        return wilson_interval(sum(e.success for e in self.episodes), len(self.episodes))
+
+    @property
     def mean_return(self) -> float:
         """Mean undiscounted episode return."""
         return float(np.mean([e.ret for e in self.episodes])) if self.episodes else 0.0
@@ -55,6 +81,21 @@ class EvalResult:
         """Invalid actions per step."""
         steps = sum(e.steps for e in self.episodes)
         return sum(e.invalid for e in self.episodes) / steps if steps else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The figures as a JSON-ready dict."""
+        low, high = self.success_interval
+        return {
+            "env": self.env_id,
+            "agent": self.agent,
+            "episodes": len(self.episodes),
+            "success_rate": self.success_rate,
+            "success_ci95": [round(low, 4), round(high, 4)],
+            "mean_return": self.mean_return,
+            "mean_turns": self.mean_steps,
+            "invalid_rate": self.invalid_rate,
+            "truncated": sum(e.truncated for e in self.episodes),
+        }
 
 
 def play_episode(
