@@ -312,6 +312,12 @@ def test_make_agent_hf(tiny_dir):
     assert isinstance(prompted, LLMAgent) and prompted.system_prompt == SYSTEM
 
 
+def test_collect_by_agent_name(tiny_dir):
+    episodes = collect("turngym/FrozenLake-v0", f"hf:{tiny_dir}", episodes=3, max_turns=2)
+    assert all(ep.length <= 2 and ep.turns[0].trainable for ep in episodes)
+    assert episodes[0].turns[0].action_ids  # one shared LLMAgent recorded its tokens
+
+
 @pytest.mark.parametrize("kind", ["hf:/no/such/model", "hf:", "openai:"])
 def test_make_agent_bad_llm_spec_is_one_line(kind):
     env = turngym.make("turngym/FrozenLake-v0")
