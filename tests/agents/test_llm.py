@@ -10,7 +10,7 @@ import pytest
 import turngym
 from turngym.agents import CandidateAgent, LLMAgent, make_agent
 from turngym.sdk.policy import Generation, SamplingParams
-from turngym.sdk.rollout import collect, collect_games
+from turngym.sdk.rollout import collect_games
 
 pytest.importorskip("transformers", reason="the LLM agents' tests need transformers")
 from turngym.sdk.backends.hf import HFPolicy
@@ -150,108 +150,6 @@ def test_seeded_sampling_replays_and_steps_differ(policy):
     assert len(set(tokens)) > 1  # one call's rows are sampled independently
 
 
-def test_llm_collection_replays_under_a_seed(policy):
-    def run(seed: int) -> list[dict[str, Any]]:
-        agent = LLMAgent(policy, sampling=SamplingParams(temperature=3.0, max_new_tokens=4))
-        eps = collect("turngym/FrozenLake-v0", agent, episodes=4, seed=seed, max_turns=3)
-        return [ep.to_dict() for ep in eps]
-
-    assert run(0) == run(0)
-    assert run(0) != run(1)
-
-
-class History:
-    """A minimal chat-history env wrapper: the conversation so far as messages."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-        self.spec = env.spec
-        self.messages: list[dict[str, str]] = []
-
-    def reset(self, seed: int | None = None) -> tuple[list[dict[str, str]], dict[str, Any]]:
-        obs, info = self.env.reset(seed=seed)
-        self.messages = [{"role": "user", "content": obs}]
-        return list(self.messages), info
-
-    def step(self, action: str) -> tuple[Any, ...]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self.messages += [
-            {"role": "assistant", "content": action},
-            {"role": "user", "content": obs},
-        ]
-        return list(self.messages), reward, terminated, truncated, info
-
-    def close(self) -> None:
-        self.env.close()
-
-
-def test_mask_prompt_and_action_ids_reproduce_what_the_model_saw(policy):
-    """THE MASK TEST: prompt_ids + action_ids is exactly the model's input and output."""
-    agent = LLMAgent(
-        policy,
-        system_prompt=SYSTEM,
-        sampling=SamplingParams(temperature=1.0, max_new_tokens=5, seed=3),
-    )
-    policy.calls.clear()
-    policy.generations.clear()
-    episodes = collect(
-        "turngym/FrozenLake-v0", agent, episodes=16, seed=0, num_envs=16, max_turns=3
-    )
-    turns = [t for ep in episodes for t in ep.turns]
-    # one generate call per step, every active env in it
-    assert sum(policy.calls) == len(turns)
-    assert policy.calls[0] == 16 and policy.calls == sorted(policy.calls, reverse=True)
-    assert len(policy.calls) == max(ep.length for ep in episodes)
-    generated = collections.Counter(tuple(g.token_ids) for g in policy.generations)
-    tok = policy.tokenizer
-    for turn in turns:
-        system = {"role": "system", "content": SYSTEM}
-        seen = _template(policy, [system, {"role": "user", "content": turn.obs}])
-        assert turn.prompt_ids == seen  # the prompt is the rendering of the observation
-        assert generated[tuple(turn.action_ids)] > 0  # the actions are what was generated
-        full = tok.decode([*turn.prompt_ids, *turn.action_ids])
-        assert full.startswith(tok.decode(seen)) and turn.obs in tok.decode(turn.prompt_ids)
-        assert turn.trainable and len(turn.action_logprobs) == len(turn.action_ids)
-    # the env's observation lies wholly in the masked prompt, none of it in the action
-    for ep in episodes:
-        for sample, turn in zip(ep.samples(), ep.turns, strict=True):
-            n = len(turn.prompt_ids)
-            assert sample.input_ids[:n] == turn.prompt_ids
-            assert [t for t, m in zip(sample.input_ids, sample.loss_mask, strict=True) if m] == (
-                turn.action_ids
-            )
-
-
-def test_packed_chat_masks_env_tokens(policy):
-    """Over a chat history, packed() unmasks exactly the generated tokens."""
-    agent = LLMAgent(
-        policy,
-        parse=lambda text, info: text,  # the history keeps the raw generated text
-        sampling=SamplingParams(temperature=1.0, max_new_tokens=1, seed=1),
-    )
-    envs = [History(turngym.make("turngym/FrozenLake-v0")) for _ in range(4)]
-    episodes = collect(envs, agent, episodes=8, seed=0, max_turns=4)  # type: ignore[arg-type]
-    tok = policy.tokenizer
-    packed_any = False
-    for ep in episodes:
-        for k in range(1, ep.length):  # each prompt holds the whole conversation so far
-            assert ep.turns[k].prompt_ids == _template(policy, ep.turns[k].obs)
-        if not ep.is_append_only():
-            with pytest.raises(ValueError, match="not append-only"):
-                ep.packed()
-            continue
-        packed_any = True
-        packed = ep.packed()
-        actions = [t for t, m in zip(packed.input_ids, packed.loss_mask, strict=True) if m]
-        assert actions == [i for t in ep.turns for i in t.action_ids]
-        masked = tok.decode(
-            [t for t, m in zip(packed.input_ids, packed.loss_mask, strict=True) if not m]
-        )
-        for turn in ep.turns:  # every env observation is in the masked part
-            assert turn.obs[-1]["content"] in masked
-    assert packed_any
-
-
 def test_candidate_agent_scores_legal_actions(policy):
     env = turngym.make("turngym/FrozenLake-v0")
     obs, info = env.reset(seed=0)
@@ -310,12 +208,6 @@ def test_make_agent_hf(tiny_dir):
     assert agent.act(obs, info) == agent.act(obs, info)  # greedy by default
     prompted = make_agent(f"hf:{tiny_dir}", env, system_prompt=SYSTEM)
     assert isinstance(prompted, LLMAgent) and prompted.system_prompt == SYSTEM
-
-
-def test_collect_by_agent_name(tiny_dir):
-    episodes = collect("turngym/FrozenLake-v0", f"hf:{tiny_dir}", episodes=3, max_turns=2)
-    assert all(ep.length <= 2 and ep.turns[0].trainable for ep in episodes)
-    assert episodes[0].turns[0].action_ids  # one shared LLMAgent recorded its tokens
 
 
 @pytest.mark.parametrize("kind", ["hf:/no/such/model", "hf:", "openai:"])
