@@ -288,13 +288,17 @@ def test_mask_prompt_and_action_ids_reproduce_what_the_model_saw(policy):
     assert sum(policy.calls) == len(turns)
     assert policy.calls[0] == 16 and policy.calls == sorted(policy.calls, reverse=True)
     assert len(policy.calls) == max(ep.length for ep in episodes)
+    # the turns' action ids and log-probs are the generations, one for one
     generated = collections.Counter(tuple(g.token_ids) for g in policy.generations)
+    assert collections.Counter(tuple(t.action_ids) for t in turns) == generated
+    assert sorted(tuple(t.action_logprobs) for t in turns) == sorted(
+        tuple(g.logprobs) for g in policy.generations
+    )
     tok = policy.tokenizer
     for turn in turns:
         system = {"role": "system", "content": SYSTEM}
         seen = _template(policy, [system, {"role": "user", "content": turn.obs}])
         assert turn.prompt_ids == seen  # the prompt is the rendering of the observation
-        assert generated[tuple(turn.action_ids)] > 0  # the actions are what was generated
         full = tok.decode([*turn.prompt_ids, *turn.action_ids])
         assert full.startswith(tok.decode(seen)) and turn.obs in tok.decode(turn.prompt_ids)
         assert turn.trainable and len(turn.action_logprobs) == len(turn.action_ids)
@@ -320,7 +324,7 @@ def test_packed_chat_masks_env_tokens(policy):
     tok = policy.tokenizer
     packed_any = False
     for ep in episodes:
-        for k in range(1, ep.length):  # each prompt holds the whole conversation so far
+        for k in range(ep.length):  # each prompt holds the whole conversation so far
             assert ep.turns[k].prompt_ids == _template(policy, ep.turns[k].obs)
         if not ep.is_append_only():
             with pytest.raises(ValueError, match="not append-only"):
