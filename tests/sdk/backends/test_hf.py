@@ -129,11 +129,14 @@ def test_max_new_tokens_and_length_finish(policy, prompts):
         assert gen.text == policy.tokenizer.decode(gen.token_ids, skip_special_tokens=True)
 
 
-def test_stop_strings_cut_text_and_tokens(policy, prompts):
-    full = policy.generate(prompts[:1], SamplingParams(temperature=0, max_new_tokens=40))[0]
+@pytest.mark.parametrize("where", [0.2, 0.9])
+def test_stop_strings_cut_text_and_tokens(policy, prompts, where):
+    params = SamplingParams(max_new_tokens=60, seed=2)
+    full = policy.generate(prompts[:1], params)[0]
     text = full.text
-    stop = next(text[i : i + 2] for i in range(6, len(text) - 2) if text[i : i + 2].strip())
-    cut = policy.generate(prompts[:1], SamplingParams(temperature=0, max_new_tokens=40, stop=stop))
+    start = int(len(text) * where)
+    stop = next(text[i : i + 3] for i in range(start, len(text) - 3) if text[i : i + 3].strip())
+    cut = policy.generate(prompts[:1], SamplingParams(max_new_tokens=60, seed=2, stop=("\0", stop)))
     gen = cut[0]
     assert gen.finish_reason == "stop"
     assert gen.text == text[: text.find(stop)]
