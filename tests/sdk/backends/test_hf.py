@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -127,11 +129,14 @@ def test_max_new_tokens_and_length_finish(policy, prompts):
         assert gen.text == policy.tokenizer.decode(gen.token_ids, skip_special_tokens=True)
 
 
-def test_stop_strings_cut_text_and_tokens(policy, prompts):
-    full = policy.generate(prompts[:1], SamplingParams(temperature=0, max_new_tokens=40))[0]
+@pytest.mark.parametrize("where", [0.2, 0.9])
+def test_stop_strings_cut_text_and_tokens(policy, prompts, where):
+    params = SamplingParams(max_new_tokens=60, seed=2)
+    full = policy.generate(prompts[:1], params)[0]
     text = full.text
-    stop = next(text[i : i + 2] for i in range(6, len(text) - 2) if text[i : i + 2].strip())
-    cut = policy.generate(prompts[:1], SamplingParams(temperature=0, max_new_tokens=40, stop=stop))
+    start = int(len(text) * where)
+    stop = next(text[i : i + 3] for i in range(start, len(text) - 3) if text[i : i + 3].strip())
+    cut = policy.generate(prompts[:1], SamplingParams(max_new_tokens=60, seed=2, stop=("\0", stop)))
     gen = cut[0]
     assert gen.finish_reason == "stop"
     assert gen.text == text[: text.find(stop)]
@@ -261,3 +266,22 @@ def test_gpu_matches_cpu_greedy(tiny_model_dir, policy, prompts):
     assert [
         g.token_ids for g in gpu.generate(prompts, SamplingParams(temperature=0, max_new_tokens=8))
     ] == [g.token_ids for g in cpu]
+
+
+@pytest.mark.parametrize("arch", ["llama", "gpt2"])
+def test_other_archs_batch_and_score_consistently(tmp_path, arch):
+    policy = HFPolicy(build_tiny_model(tmp_path, arch=arch, hidden=32, layers=1, heads=2))
+    prompts = [[1, 40, 41, 42, 2], [7], [1, 100, 101, 102, 103, 104, 105, 2]]
+    params = SamplingParams(temperature=0, max_new_tokens=8)
+    for prompt, gen in zip(prompts, policy.generate(prompts, params), strict=True):
+        assert policy.generate([prompt], params)[0].token_ids == gen.token_ids
+        assert policy.score(prompt, [gen.token_ids])[0] == pytest.approx(gen.logprob, abs=1e-4)
+
+
+def test_importing_the_backends_imports_no_torch():
+    code = (
+        "import sys, turngym.sdk.backends.hf, turngym.sdk.backends.vllm, turngym.sdk.models;"
+        "print('torch' in sys.modules or 'transformers' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -227,7 +227,14 @@ class HFPolicy:
         return out.logits[:, -1, :], out.past_key_values
 
     def _stopped(self, tokens: list[int], stop: tuple[str, ...]) -> bool:
-        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        """Whether the newest token completed a stop string.
+
+        Only a tail of the tokens is decoded (a byte-level token can be a quarter of a
+        character, so 4 tokens a character, plus slack), which keeps long generations
+        linear; earlier completions were caught on earlier steps.
+        """
+        window = 4 * max(len(s) for s in stop) + 8
+        text = self.tokenizer.decode(tokens[-window:], skip_special_tokens=True)
         return any(s in text for s in stop)
 
     def _finish(
