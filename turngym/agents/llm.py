@@ -1,0 +1,314 @@
+"""Agents over a language model: ``LLMAgent`` (generates its action) and ``CandidateAgent``.
+
+Both render an observation into prompt ids with the policy's tokenizer: a ``str`` (or
+a game's ``{"text": ...}``) becomes the user message of a one-turn conversation, a
+``list[Message]`` (from a chat-history wrapper) is the conversation itself; the system
+prompt, when given, comes first and the chat template's generation prompt last. After
+each ``act_batch`` they leave one ``Turn`` per observation on ``last_turns`` with the
+token ids and log-probs, which the rollout collector copies into its records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from turngym.agents.base import BaseAgent
+from turngym.sdk.policy import Policy, PolicyError, SamplingParams
+from turngym.sdk.records import Turn
+
+__all__ = ["CandidateAgent", "LLMAgent", "default_parse"]
+
+Parse = Callable[[str, dict[str, Any]], str]
+"""Maps the generated text (and the env's info) to the action sent to the env."""
+
+# Per-call sampling seeds and the candidate sampler's RNG get streams of their own, so
+# an agent seeded like the env never replays the env's randomness.
+_CALL_STREAM = 0x11A6E17
+_CANDIDATE_STREAM = (0xCA4D,)
+
+
+def default_parse(text: str, info: dict[str, Any]) -> str:
+    r"""The generated text, stripped of surrounding whitespace.
+
+    >>> default_parse("  left\n", {})
+    'left'
+    """
+    return text.strip()
+
+
+def _text_of(obs: Any) -> str | list[dict[str, str]]:
+    """The text or chat messages an observation holds."""
+    if isinstance(obs, str):
+        return obs
+    if isinstance(obs, dict) and isinstance(obs.get("text"), str):
+        return str(obs["text"])  # games and pixel envs: {"text": ..., ...}
+    if isinstance(obs, (list, tuple)) and all(
+        isinstance(m, dict) and "role" in m and "content" in m for m in obs
+    ):
+        return [{"role": str(m["role"]), "content": str(m["content"])} for m in obs]
+    raise TypeError(
+        "an LLM agent reads a str, a {'text': str} dict or a list of {'role', 'content'} "
+        f"messages, got {type(obs).__name__}"
+    )
+
+
+class _PolicyAgent(BaseAgent):
+    """Prompt rendering shared by the LLM agents."""
+
+    trainable = True
+    """Its turns are the policy's own, so trainers learn from them."""
+
+    def __init__(self, policy: Policy, system_prompt: str | None, chat: bool) -> None:
+        for name in ("generate", "score", "tokenizer"):
+            if not hasattr(policy, name):
+                raise TypeError(
+                    f"policy must implement turngym.sdk.policy.Policy (no .{name}); "
+                    "build one with e.g. turngym.sdk.backends.hf.HFPolicy(model_dir)"
+                )
+        if system_prompt is not None and not isinstance(system_prompt, str):
+            raise TypeError(f"system_prompt must be a str or None, got {system_prompt!r}")
+        self.policy = policy
+        self.system_prompt = system_prompt
+        self.chat = chat
+        self.policy_version = 0
+        """Stamped on every Turn; a trainer bumps it when it updates the weights."""
+        self.last_turns: list[Turn] = []
+        """One Turn per observation of the last ``act``/``act_batch`` call."""
+        if chat and not getattr(policy.tokenizer, "chat_template", None):
+            raise ValueError(
+                "the policy's tokenizer has no chat template; set tokenizer.chat_template "
+                "or pass chat=False to prompt with plain text"
+            )
+
+    def messages(self, obs: Any) -> list[dict[str, str]]:
+        """The conversation an observation stands for, system prompt first."""
+        content = _text_of(obs)
+        messages = [{"role": "user", "content": content}] if isinstance(content, str) else content
+        if self.system_prompt is not None and (not messages or messages[0]["role"] != "system"):
+            messages = [{"role": "system", "content": self.system_prompt}, *messages]
+        return messages
+
+    def render(self, obs_list: Sequence[Any]) -> list[list[int]]:
+        """The prompt ids for each observation (the chat template's generation prompt last).
+
+        Control tokens written in an observation (say ``<|im_end|>``) are encoded as plain
+        text: only the template itself writes control tokens.
+        """
+        if not obs_list:
+            return []
+        conversations = [self.messages(o) for o in obs_list]
+        tokenizer = self.policy.tokenizer
+        if self.chat:
+            ids = tokenizer.apply_chat_template(
+                conversations,
+                add_generation_prompt=True,
+                tokenize=True,
+                return_dict=False,
+                sanitize_control_tokens=True,
+            )
+            return [list(map(int, p)) for p in ids]
+        texts = ["\n\n".join(m["content"] for m in conv) for conv in conversations]
+        return [list(map(int, p)) for p in tokenizer(texts)["input_ids"]]
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        """The action for one observation (``act_batch`` of one)."""
+        return self.act_batch([obs], [info])[0]
+
+
+class LLMAgent(_PolicyAgent):
+    """Generates each action with a policy: one ``generate`` call per ``act_batch``.
+
+    Args:
+        policy: a ``turngym.sdk.policy.Policy`` (HF, vLLM or OpenAI-compatible backend).
+        system_prompt: the system message put before every conversation.
+        parse: ``parse(text, info) -> action``; default: the stripped text.
+        sampling: how to sample; with a seed (here or from ``reset(seed)``) every call
+            gets its own seed derived from it and the call count, so runs replay.
+        chat: render with the tokenizer's chat template; False: the plain text of the
+            messages joined by blank lines (base models).
+
+    Example (with a model saved by ``turngym.sdk.models.build_tiny_model``)::
+
+        agent = LLMAgent(HFPolicy("runs/tiny"), system_prompt="Answer with one move.")
+        actions = agent.act_batch(observations, infos)  # one generate call
+        agent.last_turns[0].action_ids                  # the generated tokens
+
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        system_prompt: str | None = None,
+        parse: Parse | None = None,
+        sampling: SamplingParams | None = None,
+        chat: bool = True,
+    ) -> None:
+        super().__init__(policy, system_prompt, chat)
+        if sampling is None:
+            sampling = SamplingParams()
+        if not isinstance(sampling, SamplingParams):
+            raise TypeError(f"sampling must be a SamplingParams, got {type(sampling).__name__}")
+        if parse is not None and not callable(parse):
+            raise TypeError(f"parse must be a callable (text, info) -> str, got {parse!r}")
+        self.sampling = sampling
+        self.parse: Parse = parse or default_parse
+        self._seed = sampling.seed
+        self._calls = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        """Restart the per-call seeds from ``seed`` (None: keep the running sequence)."""
+        if seed is not None:
+            self._seed = seed
+            self._calls = 0
+
+    def _params(self) -> SamplingParams:
+        if self._seed is None or self.sampling.greedy:
+            return self.sampling
+        seed = int(
+            np.random.SeedSequence([_CALL_STREAM, self._seed, self._calls]).generate_state(1)[0]
+        )
+        self._calls += 1
+        return replace(self.sampling, seed=seed)
+
+    def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
+        """Generate one action per observation in ONE ``policy.generate`` call."""
+        if len(obs) != len(infos):
+            raise ValueError(f"{len(obs)} observations but {len(infos)} infos")
+        prompts = self.render(obs)
+        if not prompts:
+            self.last_turns = []
+            return []
+        generations = self.policy.generate(prompts, self._params())
+        if len(generations) != len(prompts):
+            raise PolicyError(
+                f"the policy returned {len(generations)} generations for {len(prompts)} prompts"
+            )
+        actions = []
+        turns = []
+        for o, info, prompt, gen in zip(obs, infos, prompts, generations, strict=True):
+            action = self.parse(gen.text, info)
+            if not isinstance(action, str):
+                raise TypeError(f"parse must return a str, got {type(action).__name__}")
+            actions.append(action)
+            turns.append(
+                Turn(
+                    obs=o,
+                    prompt_ids=prompt,
+                    action_ids=list(gen.token_ids),
+                    action_logprobs=list(gen.logprobs),
+                    action=action,
+                    trainable=True,
+                    policy_version=self.policy_version,
+                )
+            )
+        self.last_turns = turns
+        return actions
+
+
+class CandidateAgent(_PolicyAgent):
+    """Picks among ``info["legal_actions"]`` by the policy's score of each (GLAM-style).
+
+    Each legal action's text is scored as a continuation of the prompt (the sum of its
+    tokens' log-probs); the agent samples from the softmax of the scores at
+    ``temperature``, or takes the best one when ``greedy``.
+
+    Args:
+        policy: a ``turngym.sdk.policy.Policy``.
+        system_prompt: the system message put before every conversation.
+        temperature: softmax temperature over the summed log-probs (> 0).
+        greedy: always take the highest-scoring action (first one on ties).
+        seed: seeds the sampler (``reset(seed)`` reseeds it).
+        chat: as in ``LLMAgent``.
+
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        system_prompt: str | None = None,
+        temperature: float = 1.0,
+        greedy: bool = False,
+        seed: int | None = None,
+        chat: bool = True,
+    ) -> None:
+        super().__init__(policy, system_prompt, chat)
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
+            raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+        if not temperature > 0:
+            raise ValueError(
+                f"temperature must be > 0 (use greedy=True for argmax), got {temperature}"
+            )
+        self.temperature = float(temperature)
+        self.greedy = bool(greedy)
+        self._token_cache: dict[str, list[int]] = {}
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the sampler when a seed is given."""
+        if seed is not None or not hasattr(self, "_rng"):
+            self._rng = np.random.default_rng(
+                np.random.SeedSequence(seed, spawn_key=_CANDIDATE_STREAM)
+            )
+
+    def tokens(self, candidate: str) -> list[int]:
+        """The token ids a candidate action is scored by."""
+        ids = self._token_cache.get(candidate)
+        if ids is None:
+            ids = list(self.policy.tokenizer(candidate, add_special_tokens=False)["input_ids"])
+            if not ids:
+                raise ValueError(f"the candidate action {candidate!r} has no tokens to score")
+            self._token_cache[candidate] = ids
+        return ids
+
+    def probabilities(self, scores: Sequence[float]) -> np.ndarray:
+        """The softmax of ``scores / temperature``."""
+        z = np.asarray(scores, dtype=np.float64) / self.temperature
+        z = np.exp(z - z.max())
+        return np.asarray(z / z.sum())
+
+    def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
+        """Score every legal action of every observation and pick one each."""
+        if len(obs) != len(infos):
+            raise ValueError(f"{len(obs)} observations but {len(infos)} infos")
+        legal_lists = []
+        for info in infos:
+            legal = info.get("legal_actions")
+            if not legal:
+                raise ValueError(
+                    "CandidateAgent needs info['legal_actions'] (a finite action set) and "
+                    "this env gave none; use LLMAgent for free-form actions"
+                )
+            legal_lists.append([str(a) for a in legal])
+        prompts = self.render(obs)
+        actions, turns = [], []
+        for o, prompt, legal in zip(obs, prompts, legal_lists, strict=True):
+            cand_ids = [self.tokens(a) for a in legal]
+            scores = [float(s) for s in self.policy.score(prompt, cand_ids)]
+            if len(scores) != len(legal) or not all(math.isfinite(s) for s in scores):
+                raise PolicyError(
+                    f"the policy returned bad scores {scores} for {len(legal)} candidates"
+                )
+            if self.greedy:
+                k = int(np.argmax(scores))
+            else:
+                k = int(self._rng.choice(len(legal), p=self.probabilities(scores)))
+            actions.append(legal[k])
+            turns.append(
+                Turn(
+                    obs=o,
+                    prompt_ids=prompt,
+                    action_ids=list(cand_ids[k]),
+                    action=legal[k],
+                    trainable=True,
+                    candidates=legal,
+                    candidate_logprobs=scores,
+                    policy_version=self.policy_version,
+                )
+            )
+        self.last_turns = turns
+        return actions

@@ -1,0 +1,555 @@
+"""Collect ``Episode`` records from N envs or N games, batching every step's actions.
+
+``collect`` runs N single-agent envs in lockstep: at each step every active env's
+observation goes to the agent in ONE ``act_batch`` call (so an ``LLMAgent`` makes one
+``generate`` call per step), and an env starts its next episode as soon as one ends,
+until the requested number of episodes is done. ``collect_games`` does the same for
+PettingZoo games, with every seat mapped to an agent: all games' current players that
+share an agent act in one call. Episodes come in groups of ``group_size`` that share a
+seed (one task, for group baselines such as GRPO).
+
+Agents are given as an ``Agent`` (shared by every env: it must not read one env's
+private state), a factory ``env -> Agent`` (one agent per env, e.g. a scripted expert
+that reads its env's state) or a name for ``turngym.agents.make_agent`` (``"random"``,
+``"expert"``, ``"hf:DIR"``...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+from turngym.agents.base import Agent
+from turngym.progress import progress
+from turngym.sdk.records import Episode, Turn
+
+__all__ = ["AgentSpec", "Collector", "GameCollector", "collect", "collect_games"]
+
+AgentSpec = Agent | Callable[[Any], Agent] | str
+"""An ``Agent`` shared by all envs, a factory ``env -> Agent`` or a ``make_agent`` name."""
+
+# Per-env agents (factories) are reseeded for every episode; this keeps their seeds
+# apart from the env seeds, which group members share.
+_AGENT_SEED_MIX = 0x9E3779B1
+
+
+def _episode_agent_seed(seed: int, k: int) -> int:
+    return (seed * _AGENT_SEED_MIX + k + 1) % 2**63
+
+
+def _is_agent(spec: Any) -> bool:
+    return not isinstance(spec, type) and callable(getattr(spec, "act_batch", None))
+
+
+def _resolve(
+    spec: AgentSpec, env: Any, env_id: str | None, shared: dict[str, Agent]
+) -> tuple[Agent, bool]:
+    """The agent ``spec`` gives for ``env``, and whether it was built for this env only.
+
+    Agents built for one env are reseeded at each of its episodes; shared ones once per
+    collection (their stream then runs through every env in a fixed order).
+    """
+    if isinstance(spec, str):
+        from turngym.agents import make_agent
+
+        if spec.startswith(("hf:", "openai:")):  # one model serves every env
+            if spec not in shared:
+                shared[spec] = make_agent(spec, env)
+            return shared[spec], False
+        if spec == "expert" and env_id:
+            return make_agent(spec, env, env_id=env_id), True
+        return make_agent(spec, env), True
+    if _is_agent(spec):
+        return spec, False  # type: ignore[return-value]
+    if callable(spec):
+        agent = spec(env)
+        if not _is_agent(agent):
+            raise TypeError(f"the agent factory returned {type(agent).__name__}, not an Agent")
+        return agent, True
+    raise TypeError(
+        f"expected an Agent, a factory env -> Agent or an agent name, got {type(spec).__name__}"
+    )
+
+
+def _recorded(agent: Agent, n: int) -> list[Any] | None:
+    """The Turns an LLM agent recorded for its last ``act_batch`` of ``n`` observations."""
+    turns = getattr(agent, "last_turns", None)
+    return turns if isinstance(turns, list) and len(turns) == n else None
+
+
+def _turn(obs: Any, seen: dict[str, Any], action: str, agent: Agent, rec: Any, who: str) -> Turn:
+    """A Turn for an action (reward and outcome are filled in after the step)."""
+    turn = Turn(
+        obs=obs,
+        action=action,
+        agent=who,
+        segment=int(seen.get("segment", 0) or 0),
+        trainable=bool(getattr(agent, "trainable", False)),
+    )
+    if rec is not None:
+        turn.prompt_ids = list(rec.prompt_ids)
+        turn.action_ids = list(rec.action_ids)
+        turn.action_logprobs = list(rec.action_logprobs)
+        turn.candidates = list(rec.candidates)
+        turn.candidate_logprobs = list(rec.candidate_logprobs)
+        turn.policy_version = rec.policy_version
+        turn.trainable = turn.trainable or bool(rec.trainable)
+    return turn
+
+
+def _act(agents: list[Agent], obs: list[Any], infos: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Each slot's action and record: one ``act_batch`` per distinct agent."""
+    by_agent: dict[int, list[int]] = {}
+    for i, agent in enumerate(agents):
+        by_agent.setdefault(id(agent), []).append(i)
+    out: list[tuple[str, Any]] = [("", None)] * len(agents)
+    for slots in by_agent.values():
+        agent = agents[slots[0]]
+        actions = agent.act_batch([obs[i] for i in slots], [infos[i] for i in slots])
+        if len(actions) != len(slots):
+            raise ValueError(
+                f"{type(agent).__name__}.act_batch returned {len(actions)} actions for "
+                f"{len(slots)} observations"
+            )
+        recs = _recorded(agent, len(slots))
+        for j, i in enumerate(slots):
+            out[i] = (actions[j], recs[j] if recs is not None else None)
+    return out
+
+
+def _check_counts(episodes: int, group_size: int) -> None:
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 0:
+        raise ValueError(f"episodes must be an int >= 0, got {episodes!r}")
+    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
+        raise ValueError(f"group_size must be an int >= 1, got {group_size!r}")
+    if episodes % group_size:
+        raise ValueError(
+            f"episodes ({episodes}) must be a multiple of group_size ({group_size}): "
+            "every group shares one seed and needs all its members"
+        )
+
+
+def _env_id(env: Any) -> str:
+    spec = getattr(env, "spec", None)
+    return spec.id if spec is not None else type(getattr(env, "unwrapped", env)).__name__
+
+
+@dataclass
+class _Live:
+    """One env's (or game's) episode in progress."""
+
+    index: int
+    group: int
+    seed: int
+    obs: Any = None
+    info: dict[str, Any] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)
+    last_turn: dict[str, Turn] = field(default_factory=dict)
+    early: dict[str, float] = field(default_factory=dict)
+    returns: dict[str, float] = field(default_factory=dict)
+    final_obs: dict[str, Any] = field(default_factory=dict)
+    seat: str = "agent"
+
+
+class Collector:
+    """Runs ``num_envs`` single-agent envs in lockstep and returns finished Episodes.
+
+    Args:
+        env: a registered env id (``num_envs`` copies are made), a list of envs or a
+            ``gymnasium.vector.SyncVectorEnv`` (its sub-envs are driven one by one so
+            every episode gets its own seed).
+        agent: an ``Agent`` shared by every env, a factory ``env -> Agent`` or a
+            ``make_agent`` name (``"random"``, ``"expert"``, ``"hf:DIR"``).
+        num_envs: how many envs to make from an id.
+        env_kwargs: passed to ``turngym.make`` with an id.
+        max_turns: cut an episode after this many turns (truncated); None: the env's
+            own time limit only.
+        desc: the progress bar's label.
+
+    Example:
+        >>> from turngym.agents import RandomAgent
+        >>> collector = Collector("turngym/Bandit-v0", RandomAgent(seed=0), num_envs=2)
+        >>> episodes = collector.collect(4, seed=0, group_size=2)
+        >>> [(ep.group, ep.seed) for ep in episodes]
+        [(0, 0), (0, 0), (1, 1), (1, 1)]
+
+    """
+
+    def __init__(
+        self,
+        env: str | Sequence[gym.Env] | gym.vector.SyncVectorEnv,
+        agent: AgentSpec,
+        num_envs: int = 8,
+        env_kwargs: dict[str, Any] | None = None,
+        max_turns: int | None = None,
+        desc: str | None = None,
+    ) -> None:
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise ValueError(f"max_turns must be an int >= 1 or None, got {max_turns!r}")
+        self._owned = isinstance(env, str)
+        if isinstance(env, str):
+            if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+                raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+            import turngym
+
+            self.env_id = env if "/" in env else f"turngym/{env}"
+            self.envs: list[gym.Env] = [
+                turngym.make(self.env_id, **(env_kwargs or {})) for _ in range(num_envs)
+            ]
+        elif isinstance(env, gym.vector.SyncVectorEnv):
+            self.envs = list(env.envs)
+            self.env_id = _env_id(self.envs[0])
+        elif isinstance(env, gym.vector.VectorEnv):
+            raise ValueError(
+                f"{type(env).__name__} resets its envs itself, so episodes cannot get their "
+                "own seeds; pass a SyncVectorEnv, a list of envs or an env id"
+            )
+        else:
+            self.envs = list(env)
+            if not self.envs:
+                raise ValueError("no envs given")
+            self.env_id = _env_id(self.envs[0])
+        self.max_turns = max_turns
+        self.desc = desc or self.env_id
+        shared: dict[str, Agent] = {}
+        resolved = [_resolve(agent, e, self.env_id, shared) for e in self.envs]
+        self.agents = [a for a, _ in resolved]
+        self._per_env = {id(a) for a, own in resolved if own}
+
+    def collect(self, episodes: int, seed: int = 0, group_size: int = 1) -> list[Episode]:
+        """Play ``episodes`` episodes, returned in the order they started.
+
+        Episode ``k`` is in group ``k // group_size`` and resets its env with seed
+        ``seed + group``.
+        """
+        _check_counts(episodes, group_size)
+        done = list(progress(self._run(episodes, seed, group_size), total=episodes, desc=self.desc))
+        done.sort(key=lambda ep: ep.index)
+        return done
+
+    def _run(self, episodes: int, seed: int, group_size: int) -> Iterator[Episode]:
+        for agent in {id(a): a for a in self.agents if id(a) not in self._per_env}.values():
+            agent.reset(seed=seed)
+        slots: list[_Live | None] = [None] * len(self.envs)
+        started = 0
+
+        def start(i: int) -> None:
+            nonlocal started
+            if started >= episodes:
+                slots[i] = None
+                return
+            k, started = started, started + 1
+            group = k // group_size
+            live = _Live(index=k, group=group, seed=seed + group)
+            agent = self.agents[i]
+            if id(agent) in self._per_env:
+                agent.reset(seed=_episode_agent_seed(seed, k))
+            live.obs, live.info = self.envs[i].reset(seed=live.seed)
+            slots[i] = live
+
+        for i in range(len(self.envs)):
+            start(i)
+        while True:
+            active = [i for i, s in enumerate(slots) if s is not None]
+            if not active:
+                return
+            lives = [slots[i] for i in active]
+            acted = _act(
+                [self.agents[i] for i in active],
+                [s.obs for s in lives if s is not None],
+                [s.info for s in lives if s is not None],
+            )
+            for i, (action, rec) in zip(active, acted, strict=True):
+                live = slots[i]
+                assert live is not None
+                turn = _turn(live.obs, live.info, action, self.agents[i], rec, "agent")
+                obs, reward, terminated, truncated, info = self.envs[i].step(action)
+                turn.reward = float(reward)
+                turn.terminated = bool(terminated)
+                turn.truncated = bool(truncated) or (
+                    self.max_turns is not None and len(live.turns) + 1 >= self.max_turns
+                )
+                turn.info = dict(info)
+                live.turns.append(turn)
+                live.obs, live.info = obs, info
+                if turn.terminated or turn.truncated:
+                    yield Episode(
+                        env_id=self.env_id,
+                        seed=live.seed,
+                        group=live.group,
+                        turns=live.turns,
+                        returns={"agent": sum(t.reward for t in live.turns)},
+                        success=bool(info.get("success", False)),
+                        final_obs={"agent": obs},
+                        index=live.index,
+                    )
+                    start(i)
+
+    def close(self) -> None:
+        """Close the envs this collector made (envs passed in are the caller's)."""
+        if self._owned:
+            for env in self.envs:
+                env.close()
+
+
+def collect(
+    env: str | Sequence[gym.Env] | gym.vector.SyncVectorEnv,
+    agent: AgentSpec,
+    episodes: int,
+    seed: int = 0,
+    group_size: int = 1,
+    num_envs: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    max_turns: int | None = None,
+) -> list[Episode]:
+    """Play ``episodes`` episodes of a single-agent env with batched actions.
+
+    ``num_envs`` envs run in lockstep (default: up to 16); see ``Collector``.
+
+    >>> from turngym.agents import RandomAgent
+    >>> eps = collect("turngym/Bandit-v0", RandomAgent(seed=0), episodes=3, seed=7)
+    >>> [ep.seed for ep in eps]
+    [7, 8, 9]
+    """
+    n = num_envs if num_envs is not None else max(1, min(episodes, 16))
+    collector = Collector(env, agent, num_envs=n, env_kwargs=env_kwargs, max_turns=max_turns)
+    try:
+        return collector.collect(episodes, seed=seed, group_size=group_size)
+    finally:
+        collector.close()
+
+
+class GameCollector:
+    """Runs ``num_games`` PettingZoo games in lockstep, every seat played by an agent.
+
+    Each round, every game's player to move acts; the players that share an agent
+    (self-play: one agent on every seat) act in ONE ``act_batch`` call. Turns are
+    recorded per seat: a turn's reward is everything its seat received until its next
+    turn or the end of the game (rewards before a seat's first turn go to that turn),
+    so each seat's turn rewards sum to its return.
+
+    Args:
+        game: a registered game id (``num_games`` copies via ``turngym.make_game``) or
+            a list of AEC envs.
+        agents: one ``AgentSpec`` for every seat (self-play) or a dict seat -> spec.
+        num_games: how many games to make from an id.
+        game_kwargs: passed to ``turngym.make_game`` with an id.
+        max_turns: end a game after this many turns (all seats truncated); default:
+            the registered ``max_episode_steps`` with an id, else unlimited.
+        desc: the progress bar's label.
+
+    Example:
+        >>> from turngym.agents import RandomAgent
+        >>> episodes = GameCollector("turngym/TicTacToe-v0", RandomAgent(seed=0)).collect(2)
+        >>> sorted(episodes[0].returns)
+        ['player_0', 'player_1']
+
+    """
+
+    def __init__(
+        self,
+        game: str | Sequence[Any],
+        agents: AgentSpec | dict[str, AgentSpec],
+        num_games: int = 8,
+        game_kwargs: dict[str, Any] | None = None,
+        max_turns: int | None = None,
+        desc: str | None = None,
+    ) -> None:
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise ValueError(f"max_turns must be an int >= 1 or None, got {max_turns!r}")
+        self._owned = isinstance(game, str)
+        if isinstance(game, str):
+            if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+                raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
+            import turngym
+            from turngym.registry import entry
+
+            self.env_id = game if "/" in game else f"turngym/{game}"
+            self.games = [
+                turngym.make_game(self.env_id, **(game_kwargs or {})) for _ in range(num_games)
+            ]
+            if max_turns is None:
+                max_turns = entry(self.env_id).max_episode_steps
+        else:
+            self.games = list(game)
+            if not self.games:
+                raise ValueError("no games given")
+            self.env_id = _env_id(self.games[0])
+        self.max_turns = max_turns
+        self.desc = desc or self.env_id
+        seats = list(self.games[0].possible_agents)
+        if isinstance(agents, dict):
+            missing = [s for s in seats if s not in agents]
+            extra = [s for s in agents if s not in seats]
+            if missing or extra:
+                raise ValueError(
+                    f"agents must map every seat {seats} to an agent; missing {missing}, "
+                    f"unknown {extra}"
+                )
+            specs: dict[str, AgentSpec] = dict(agents)
+        else:
+            specs = dict.fromkeys(seats, agents)
+        shared: dict[str, Agent] = {}
+        self.seat_agents: list[dict[str, Agent]] = []
+        self._per_env: set[int] = set()
+        for g in self.games:
+            resolved = {s: _resolve(specs[s], g, self.env_id, shared) for s in seats}
+            self.seat_agents.append({s: a for s, (a, _) in resolved.items()})
+            self._per_env.update(id(a) for a, own in resolved.values() if own)
+
+    def collect(self, episodes: int, seed: int = 0, group_size: int = 1) -> list[Episode]:
+        """Play ``episodes`` games, returned in the order they started.
+
+        Game ``k`` is in group ``k // group_size`` and is reset with seed ``seed + group``.
+        """
+        _check_counts(episodes, group_size)
+        done = list(progress(self._run(episodes, seed, group_size), total=episodes, desc=self.desc))
+        done.sort(key=lambda ep: ep.index)
+        return done
+
+    def _run(self, episodes: int, seed: int, group_size: int) -> Iterator[Episode]:
+        every = {id(a): a for seats in self.seat_agents for a in seats.values()}
+        for key, agent in every.items():
+            if key not in self._per_env:
+                agent.reset(seed=seed)
+        slots: list[_Live | None] = [None] * len(self.games)
+        started = 0
+
+        def start(i: int) -> None:
+            nonlocal started
+            if started >= episodes:
+                slots[i] = None
+                return
+            k, started = started, started + 1
+            group = k // group_size
+            live = _Live(index=k, group=group, seed=seed + group)
+            for n, agent in enumerate(self.seat_agents[i].values()):
+                if id(agent) in self._per_env:
+                    agent.reset(seed=_episode_agent_seed(seed, k) + n)
+            self.games[i].reset(seed=live.seed)
+            slots[i] = live
+
+        def settle(i: int) -> Episode | None:
+            """Run the game to its next live player; the Episode when it is over."""
+            while True:
+                live = slots[i]
+                assert live is not None
+                game = self.games[i]
+                if not game.agents:
+                    return self._episode(i, live)
+                seat = game.agent_selection
+                obs, reward, terminated, truncated, info = game.last()
+                self._credit(live, seat, float(reward))
+                if terminated or truncated:
+                    last = live.last_turn.get(seat)
+                    if last is not None:
+                        last.terminated = last.terminated or bool(terminated)
+                        last.truncated = last.truncated or bool(truncated)
+                        last.info = {**last.info, **info}
+                    live.final_obs[seat] = obs
+                    game.step(None)
+                    continue
+                if self.max_turns is not None and len(live.turns) >= self.max_turns:
+                    for s, last in live.last_turn.items():
+                        last.truncated = True
+                        live.final_obs.setdefault(s, game.observe(s))
+                    return self._episode(i, live)
+                live.seat, live.obs, live.info = seat, obs, info
+                return None
+
+        for i in range(len(self.games)):
+            start(i)
+        while True:
+            for i in range(len(self.games)):
+                while slots[i] is not None:
+                    ep = settle(i)
+                    if ep is None:
+                        break
+                    yield ep
+                    start(i)
+            active = [i for i, s in enumerate(slots) if s is not None]
+            if not active:
+                return
+            lives = [s for s in slots if s is not None]
+            agents = [self.seat_agents[i][s.seat] for i, s in zip(active, lives, strict=True)]
+            acted = _act(agents, [s.obs for s in lives], [s.info for s in lives])
+            for i, live, agent, (action, rec) in zip(active, lives, agents, acted, strict=True):
+                turn = _turn(live.obs, live.info, action, agent, rec, live.seat)
+                if live.seat not in live.last_turn:  # rewards it got before its first turn
+                    turn.reward = live.early.pop(live.seat, 0.0)
+                game = self.games[i]
+                game.step(action)
+                turn.info = dict(game.infos.get(live.seat, {}))
+                live.turns.append(turn)
+                live.last_turn[live.seat] = turn
+
+    @staticmethod
+    def _credit(live: _Live, seat: str, reward: float) -> None:
+        live.returns[seat] = live.returns.get(seat, 0.0) + reward
+        last = live.last_turn.get(seat)
+        if last is not None:
+            last.reward += reward
+        else:
+            live.early[seat] = live.early.get(seat, 0.0) + reward
+
+    def _episode(self, i: int, live: _Live) -> Episode:
+        game = self.games[i]
+        seats = self.seat_agents[i]
+        inner = getattr(game, "unwrapped", game)
+        won = getattr(inner, "success", None)
+        learners = [s for s, a in seats.items() if getattr(a, "trainable", False)] or list(seats)
+
+        def success(seat: str) -> bool:
+            if callable(won):
+                return bool(won(seat))
+            return live.returns.get(seat, 0.0) > 0
+
+        for seat in seats:
+            live.returns.setdefault(seat, 0.0)
+        return Episode(
+            env_id=self.env_id,
+            seed=live.seed,
+            group=live.group,
+            turns=live.turns,
+            returns=dict(live.returns),
+            success=any(success(s) for s in learners),
+            final_obs=live.final_obs,
+            index=live.index,
+            meta={"seats": {s: type(a).__name__ for s, a in seats.items()}},
+        )
+
+    def close(self) -> None:
+        """Close the games this collector made."""
+        if self._owned:
+            for game in self.games:
+                game.close()
+
+
+def collect_games(
+    game: str | Sequence[Any],
+    agents: AgentSpec | dict[str, AgentSpec],
+    episodes: int,
+    seed: int = 0,
+    group_size: int = 1,
+    num_games: int | None = None,
+    game_kwargs: dict[str, Any] | None = None,
+    max_turns: int | None = None,
+) -> list[Episode]:
+    """Play ``episodes`` games with batched actions; see ``GameCollector``.
+
+    >>> from turngym.agents import RandomAgent
+    >>> eps = collect_games("turngym/KuhnPoker-v0", RandomAgent(seed=0), episodes=2)
+    >>> all(sum(ep.returns.values()) == 0 for ep in eps)
+    True
+    """
+    n = num_games if num_games is not None else max(1, min(episodes, 16))
+    collector = GameCollector(
+        game, agents, num_games=n, game_kwargs=game_kwargs, max_turns=max_turns
+    )
+    try:
+        return collector.collect(episodes, seed=seed, group_size=group_size)
+    finally:
+        collector.close()
