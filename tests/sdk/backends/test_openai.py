@@ -1,0 +1,231 @@
+"""OpenAIPolicy: the round trip through a real `turngym serve`, and one-line errors from
+real misbehaving HTTP servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytest.importorskip("httpx", reason="OpenAIPolicy needs httpx: pip install 'turngym[serve]'")
+
+from turngym.sdk.backends.openai import OpenAIPolicy
+from turngym.sdk.policy import PolicyError, SamplingParams
+
+MODELS = {"object": "list", "data": [{"id": "junk", "object": "model"}]}
+
+
+# -- a scripted HTTP server ---------------------------------------------------------------
+
+Reply = tuple[int, str, str]  # status, content type, body
+
+
+class Scripted:
+    """A real HTTP server on 127.0.0.1 whose POST replies follow a script."""
+
+    def __init__(self, replies: Callable[[int], Reply], delay: float = 0.0) -> None:
+        self.replies = replies
+        self.delay = delay
+        self.posts = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, status: int, ctype: str, body: str) -> None:
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send(200, "application/json", json.dumps(MODELS))
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                n = outer.posts
+                outer.posts += 1
+                time.sleep(outer.delay)
+                # The client may have timed out and left.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self._send(*outer.replies(n))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def scripted() -> Iterator[Callable[..., Scripted]]:
+    servers: list[Scripted] = []
+
+    def start(replies: Callable[[int], Reply], delay: float = 0.0) -> Scripted:
+        servers.append(Scripted(replies, delay))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def _completion(text: str = "hi", ids: list[int] | None = None) -> str:
+    choice = {"index": 0, "text": text, "finish_reason": "length", "token_ids": ids or [5, 6]}
+    return json.dumps({"choices": [choice]})
+
+
+def _policy(url: str, **kwargs: object) -> OpenAIPolicy:
+    kwargs.setdefault("backoff", 0.01)
+    return OpenAIPolicy(url, tokenizer=object(), **kwargs)  # type: ignore[arg-type]
+
+
+def _one_line_error(call: Callable[[], object]) -> str:
+    with pytest.raises(PolicyError) as caught:
+        call()
+    message = str(caught.value)
+    assert "\n" not in message and message
+    assert "Traceback" not in message
+    return message
+
+
+PARAMS = SamplingParams(temperature=0, max_new_tokens=4)
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed on exit: nothing listens there
+
+
+def test_unreachable_server_is_one_line():
+    port = _closed_port()
+    policy = _policy(f"http://127.0.0.1:{port}/v1", model="m", max_retries=1)
+    message = _one_line_error(lambda: policy.generate([[1, 2]], PARAMS))
+    assert message.startswith(f"cannot reach http://127.0.0.1:{port}/v1 (connection refused)")
+    assert "is the server running?" in message
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ((200, "application/json", '{"object": "nonsense"}'), "missing 'choices'"),
+        ((200, "text/html", "<html><body>proxy login</body></html>"), "not JSON"),
+        ((200, "application/json", '{"choices": "x"}'), "'choices' is not a list"),
+        ((200, "application/json", '{"choices": [{"index": 0}]}'), "a choice has no text"),
+        ((200, "application/json", '{"choices": []}'), "0 choices for 1 prompts"),
+        ((401, "application/json", '{"error": {"message": "bad key"}}'), "HTTP 401"),
+    ],
+)
+def test_malformed_and_refused_replies_are_one_line(scripted, reply, expected):
+    server = scripted(lambda n: reply)
+    message = _one_line_error(lambda: _policy(server.url, model="m").generate([[1]], PARAMS))
+    assert expected in message
+    assert server.url in message
+    if reply[0] == 401:
+        assert message.endswith("bad key")
+    assert server.posts == 1  # neither junk nor a 401 is retried
+
+
+def test_model_list_without_ids_is_one_line(scripted):
+    server = scripted(lambda n: (200, "application/json", "{}"))
+    MODELS_BAD = {"data": [{"name": "x"}]}
+    server.httpd.RequestHandlerClass.do_GET = lambda self: self._send(  # type: ignore[attr-defined]
+        200, "application/json", json.dumps(MODELS_BAD)
+    )
+    message = _one_line_error(lambda: _policy(server.url).generate([[1]], PARAMS))
+    assert "malformed reply from" in message and "/models" in message
+
+
+def test_server_errors_are_retried_with_backoff(scripted):
+    server = scripted(
+        lambda n: (
+            (503, "application/json", '{"error": {"message": "warming up"}}')
+            if n < 2
+            else (200, "application/json", _completion("ok", [7, 8, 9]))
+        )
+    )
+    start = time.perf_counter()
+    (gen,) = _policy(server.url, model="m", max_retries=3, backoff=0.05).generate([[1]], PARAMS)
+    assert server.posts == 3
+    assert time.perf_counter() - start >= 0.05 + 0.1  # waited backoff, then 2x backoff
+    assert gen.token_ids == [7, 8, 9] and gen.text == "ok" and gen.finish_reason == "length"
+    assert gen.logprobs == []  # the reply had no log-probs
+
+
+def test_retries_give_up_with_the_last_failure(scripted):
+    server = scripted(lambda n: (500, "text/plain", "boom"))
+    message = _one_line_error(
+        lambda: _policy(server.url, model="m", max_retries=2).generate([[1]], PARAMS)
+    )
+    assert server.posts == 3
+    assert message == f"HTTP 500 from {server.url}/completions: boom (after 3 tries)"
+
+
+def test_timeout_is_one_line(scripted):
+    server = scripted(lambda n: (200, "application/json", _completion()), delay=1.0)
+    policy = _policy(server.url, model="m", timeout=0.2, max_retries=0)
+    start = time.perf_counter()
+    message = _one_line_error(lambda: policy.generate([[1]], PARAMS))
+    assert time.perf_counter() - start < 0.9
+    assert message == f"timed out after 0.2 s waiting for {server.url}/completions"
+
+
+def test_score_on_a_server_without_prompt_logprobs(scripted):
+    reply = {"choices": [{"index": 0, "text": "x", "finish_reason": "length", "logprobs": None}]}
+    server = scripted(lambda n: (200, "application/json", json.dumps(reply)))
+    message = _one_line_error(lambda: _policy(server.url, model="m").score([1, 2], [[3]]))
+    assert "cannot score" in message
+
+
+def test_vllm_style_token_id_strings_are_read(scripted):
+    logprobs = {"tokens": ["token_id:11", "token_id:12"], "token_logprobs": [-0.5, -1.5]}
+    choice = {"index": 0, "text": "ab", "finish_reason": "stop", "logprobs": logprobs}
+    server = scripted(lambda n: (200, "application/json", json.dumps({"choices": [choice]})))
+    (gen,) = _policy(server.url, model="m").generate([[1]], PARAMS)
+    assert gen.token_ids == [11, 12] and gen.logprobs == [-0.5, -1.5]
+    assert gen.finish_reason == "stop" and gen.logprob == -2.0
+
+
+def test_model_defaults_to_the_servers_first(scripted):
+    server = scripted(lambda n: (200, "application/json", _completion()))
+    policy = _policy(server.url)
+    assert policy.model == "junk"
+
+
+def test_bad_arguments_fail_fast():
+    with pytest.raises(ValueError, match="base_url"):
+        OpenAIPolicy("localhost:8000")
+    with pytest.raises(ValueError, match="mode"):
+        OpenAIPolicy("http://127.0.0.1:1/v1", mode="edits")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="timeout"):
+        OpenAIPolicy("http://127.0.0.1:1/v1", timeout=0)
+    assert OpenAIPolicy("http://127.0.0.1:1").base_url == "http://127.0.0.1:1/v1"
+
+
+def test_tokenizer_path_that_does_not_exist():
+    message = _one_line_error(lambda: OpenAIPolicy("http://127.0.0.1:1/v1", tokenizer="/nope"))
+    assert "/nope" in message
+
+
+def test_concurrent_callers_share_one_policy(scripted):
+    server = scripted(lambda n: (200, "application/json", _completion("x", [n + 100])))
+    policy = _policy(server.url, model="m")
+    with ThreadPoolExecutor(4) as pool:
+        gens = list(pool.map(lambda _: policy.generate([[1]], PARAMS)[0], range(8)))
+    assert sorted(g.token_ids[0] for g in gens) == list(range(100, 108))

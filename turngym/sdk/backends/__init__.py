@@ -1,0 +1,1 @@
+"""Policy backends: transformers (hf), OpenAI-compatible HTTP servers (openai), vLLM."""
