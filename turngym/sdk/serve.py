@@ -10,7 +10,8 @@ token ids) to the OpenAI shape; ``OpenAIPolicy`` reads them.
 fastapi and uvicorn are imported lazily (``pip install 'turngym[serve]'``).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: FastAPI reads the endpoints' annotations
+# (``request: Request``) at runtime, and ``Request`` is imported lazily inside build_app.
 
 import asyncio
 import contextlib
@@ -515,6 +516,7 @@ def build_app(
 
 
 def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``; uvicorn starts listening on it once the app is up."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -525,7 +527,6 @@ def _bind(host: str, port: int) -> socket.socket:
         raise PolicyError(
             f"cannot listen on {host}:{port} ({error.strerror or error}); pick another --port"
         ) from None
-    sock.listen(128)
     return sock
 
 
@@ -541,7 +542,8 @@ def serve(
 ) -> None:
     """Load ``model_dir`` with ``HFPolicy`` and serve it until interrupted.
 
-    ``port=0`` picks a free port; the start line names the real one.
+    The port is bound before the model loads, so a busy port fails at once; ``port=0``
+    picks a free port, and the start line names the real one.
 
     Raises:
         PolicyError: the model cannot be loaded or the port cannot be bound.
@@ -553,23 +555,26 @@ def serve(
         raise PolicyError(
             "turngym serve needs fastapi and uvicorn: pip install 'turngym[serve]'"
         ) from None
-    from turngym.sdk.backends.hf import HFPolicy
-
     path = Path(model_dir)
     if not path.is_dir():
         raise PolicyError(f"model dir {str(path)!r} does not exist; pass a save_pretrained dir")
-    kwargs: dict[str, Any] = {} if device is None else {"device": device}
-    policy = HFPolicy(str(path), **kwargs)
-    name = model_name or path.resolve().name
-    app = build_app(
-        policy,
-        name,
-        root=str(path.resolve()),
-        max_batch_size=max_batch_size,
-        batch_wait_ms=batch_wait_ms,
-    )
     sock = _bind(host, port)
-    shown = f"[{host}]" if ":" in host else host
-    announce(f"serving {path} as {name} on http://{shown}:{sock.getsockname()[1]}/v1")
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        from turngym.sdk.backends.hf import HFPolicy
+
+        kwargs: dict[str, Any] = {} if device is None else {"device": device}
+        policy = HFPolicy(str(path), **kwargs)
+        name = model_name or path.resolve().name
+        app = build_app(
+            policy,
+            name,
+            root=str(path.resolve()),
+            max_batch_size=max_batch_size,
+            batch_wait_ms=batch_wait_ms,
+        )
+        shown = f"[{host}]" if ":" in host else host
+        announce(f"serving {path} as {name} on http://{shown}:{sock.getsockname()[1]}/v1")
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()

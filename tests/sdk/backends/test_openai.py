@@ -229,3 +229,124 @@ def test_concurrent_callers_share_one_policy(scripted):
     with ThreadPoolExecutor(4) as pool:
         gens = list(pool.map(lambda _: policy.generate([[1]], PARAMS)[0], range(8)))
     assert sorted(g.token_ids[0] for g in gens) == list(range(100, 108))
+
+
+# -- the round trip through a real `turngym serve` ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served():
+    pytest.importorskip("transformers", reason="the tiny model needs transformers")
+    pytest.importorskip(
+        "fastapi", reason="turngym serve needs fastapi: pip install 'turngym[serve]'"
+    )
+    from tests.serving import shared_server
+
+    return shared_server()
+
+
+@pytest.fixture(scope="module")
+def local(served):
+    from turngym.sdk.backends.hf import HFPolicy
+
+    return HFPolicy(str(served.model_dir))
+
+
+@pytest.fixture(scope="module")
+def remote(served):
+    policy = OpenAIPolicy(served.url)  # model and tokenizer come from the server
+    yield policy
+    policy.close()
+
+
+def _prompts(tokenizer) -> list[list[int]]:
+    texts = ["Move left", "You are in a frozen lake. Answer:", "Guess the five-letter word"]
+    chats = [[{"role": "user", "content": t}] for t in texts]
+    return [
+        tokenizer(
+            tokenizer.apply_chat_template(c, add_generation_prompt=True, tokenize=False),
+            add_special_tokens=False,
+        )["input_ids"]
+        for c in chats
+    ]
+
+
+def _same(local_gens, remote_gens):
+    assert [g.token_ids for g in remote_gens] == [g.token_ids for g in local_gens]
+    assert [g.text for g in remote_gens] == [g.text for g in local_gens]
+    assert [g.finish_reason for g in remote_gens] == [g.finish_reason for g in local_gens]
+    for a, b in zip(local_gens, remote_gens, strict=True):
+        assert b.logprobs == pytest.approx(a.logprobs, abs=1e-4)
+
+
+def test_model_and_tokenizer_come_from_the_server(served, remote):
+    assert remote.model == served.model_dir.name
+    assert remote.tokenizer.encode("Move left") == remote.tokenizer.encode("Move left")
+    assert len(remote.tokenizer) == len(_local_tokenizer(served))
+
+
+def _local_tokenizer(served):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(served.model_dir)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        SamplingParams(temperature=0, max_new_tokens=12),
+        SamplingParams(temperature=1.0, top_p=0.9, top_k=50, max_new_tokens=12, seed=7),
+        SamplingParams(temperature=0.7, max_new_tokens=16, seed=3, stop=("e",)),
+    ],
+    ids=["greedy", "seeded", "seeded-stop"],
+)
+def test_generate_matches_the_local_policy(local, remote, params):
+    prompts = _prompts(local.tokenizer)
+    _same(local.generate(prompts, params), remote.generate(prompts, params))
+
+
+def test_same_seed_same_tokens_through_the_server(remote):
+    prompts = _prompts(remote.tokenizer)
+    params = SamplingParams(temperature=1.0, max_new_tokens=10, seed=11)
+    first, second = remote.generate(prompts, params), remote.generate(prompts, params)
+    assert [g.token_ids for g in first] == [g.token_ids for g in second]
+    assert all(g.logprobs and len(g.logprobs) == len(g.token_ids) for g in first)
+
+
+def test_score_matches_the_local_policy(local, remote):
+    prompt = _prompts(local.tokenizer)[1]
+    candidates = [local.tokenizer.encode(a) for a in ["left", "right", "down the lake", "up"]]
+    want = local.score(prompt, candidates)
+    got = remote.score(prompt, candidates)
+    assert got == pytest.approx(want, abs=1e-4)
+
+
+def test_chat_mode_renders_with_the_servers_template(local, served):
+    chat = OpenAIPolicy(served.url, mode="chat")
+    params = SamplingParams(temperature=0, max_new_tokens=8)
+    messages = [{"role": "user", "content": "Move left"}]
+    (reply,) = chat.generate_chat([messages], params)
+    (want,) = local.generate(_prompts(local.tokenizer)[:1], params)
+    assert reply.token_ids == want.token_ids and reply.text == want.text
+    assert reply.logprobs == pytest.approx(want.logprobs, abs=1e-4)
+    # generate() in chat mode sends the decoded prompt as one user message
+    (plain,) = chat.generate([local.tokenizer.encode("Move left")], params)
+    assert plain.token_ids == want.token_ids
+    chat.close()
+
+
+def test_empty_batches(remote):
+    assert remote.generate([], SamplingParams()) == []
+    assert remote.score([1, 2], []) == []
+
+
+def test_readme_example_runs_against_the_server(served, capsys):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    section = readme.split("## Serve a local model", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code = code.replace("http://127.0.0.1:8000/v1", served.url)
+    exec(compile(code, "README.md", "exec"), {})
+    assert "[" in capsys.readouterr().out
