@@ -215,7 +215,39 @@ def test_bad_arguments_fail_fast():
         OpenAIPolicy("http://127.0.0.1:1/v1", mode="edits")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="timeout"):
         OpenAIPolicy("http://127.0.0.1:1/v1", timeout=0)
-    assert OpenAIPolicy("http://127.0.0.1:1").base_url == "http://127.0.0.1:1/v1"
+    assert _policy("http://127.0.0.1:1").base_url == "http://127.0.0.1:1/v1"
+
+
+def test_without_a_tokenizer_the_server_is_asked_at_once(scripted):
+    port = _closed_port()
+    message = _one_line_error(lambda: OpenAIPolicy(f"http://127.0.0.1:{port}"))
+    assert message.startswith(f"cannot reach http://127.0.0.1:{port}/v1")
+    server = scripted(lambda n: (200, "application/json", _completion()))
+    message = _one_line_error(lambda: OpenAIPolicy(server.url))  # no local 'root' dir
+    assert "pass tokenizer=" in message
+
+
+def test_is_a_policy(scripted):
+    from turngym.sdk.policy import Policy
+
+    assert isinstance(_policy("http://127.0.0.1:1/v1", model="m"), Policy)
+
+
+def test_rate_limits_wait_for_retry_after(scripted):
+    replies = iter([(429, "application/json", '{"error": {"message": "slow down"}}')])
+    server = scripted(lambda n: next(replies, (200, "application/json", _completion())))
+    original = server.httpd.RequestHandlerClass.send_header
+
+    def send_header(self, key, value):  # every reply says Retry-After: 0.3
+        original(self, key, value)
+        if key == "Content-Type":
+            original(self, "Retry-After", "0.3")
+
+    server.httpd.RequestHandlerClass.send_header = send_header
+    start = time.perf_counter()
+    (gen,) = _policy(server.url, model="m", backoff=0.01).generate([[1]], PARAMS)
+    assert time.perf_counter() - start >= 0.3 and server.posts == 2
+    assert gen.text == "hi"
 
 
 def test_tokenizer_path_that_does_not_exist():

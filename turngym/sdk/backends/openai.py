@@ -8,6 +8,7 @@ malformed reply, timeout) surfaces as a one-line ``PolicyError``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -24,7 +25,8 @@ from turngym.sdk.policy import FinishReason, Generation, PolicyError, SamplingPa
 __all__ = ["OpenAIPolicy"]
 
 Mode = Literal["completions", "chat"]
-_RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+_RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
+_MAX_WAIT = 60.0  # seconds: the longest pause between tries, whatever Retry-After says
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -77,7 +79,8 @@ class OpenAIPolicy:
         api_key: sent as a bearer token; None reads ``OPENAI_API_KEY`` (may be unset).
         tokenizer: a Hugging Face tokenizer or a path to one. None: the tokenizer of the
             model dir the server reports (``root`` of ``/v1/models``), when that dir is
-            on this machine (``turngym serve`` and vLLM on localhost).
+            on this machine (``turngym serve`` and vLLM on localhost); this asks the
+            server at once, so an unreachable server fails here.
         mode: ``"completions"`` or ``"chat"``.
         timeout: seconds to wait for one HTTP reply.
         max_retries: retries after connection errors, timeouts, 429 and 5xx replies.
@@ -86,9 +89,9 @@ class OpenAIPolicy:
         extra_body: extra JSON fields added to every generation request (e.g.
             ``{"return_tokens_as_token_ids": True}`` for vLLM).
 
-    >>> policy = OpenAIPolicy("http://127.0.0.1:8000/v1", model="tiny", tokenizer=None)
-    >>> policy.base_url
-    'http://127.0.0.1:8000/v1'
+    >>> policy = OpenAIPolicy("http://127.0.0.1:8000")  # doctest: +SKIP
+    >>> policy.base_url, policy.model  # doctest: +SKIP
+    ('http://127.0.0.1:8000/v1', 'my-model')
 
     """
 
@@ -128,11 +131,14 @@ class OpenAIPolicy:
         self.extra_body = dict(extra_body or {})
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self._model = model
-        self._model_root: str | None = None
-        self._tokenizer = self._load_tokenizer(tokenizer) if tokenizer is not None else None
         self._client: Any = None
         self._lock = threading.Lock()
         self._score_max_tokens = 0  # falls back to 1 for servers that refuse 0 with echo
+        # A plain attribute, resolved now: the Policy protocol (and isinstance checks on
+        # it) reads ``tokenizer``, which must not turn into a network call later.
+        self.tokenizer: Any = (
+            self._load_tokenizer(tokenizer) if tokenizer is not None else self._server_tokenizer()
+        )
 
     # -- HTTP ----------------------------------------------------------------------------
 
@@ -171,10 +177,11 @@ class OpenAIPolicy:
 
         client = self._http()
         url = self.base_url + path
-        failure = ""
+        failure, wait = "", 0.0
         for attempt in range(self.max_retries + 1):
             if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+                time.sleep(min(max(wait, self.backoff * 2 ** (attempt - 1)), _MAX_WAIT))
+                wait = 0.0
             try:
                 reply = client.request(method, url, json=body)
             except httpx.TimeoutException:
@@ -191,8 +198,10 @@ class OpenAIPolicy:
                     f"request to {url} failed: {type(error).__name__}: {_one_line(str(error))}"
                 )
                 continue
-            if reply.status_code in _RETRY_STATUS:
+            if reply.status_code in _RETRY_STATUS or reply.status_code >= 500:
                 failure = f"HTTP {reply.status_code} from {url}: {_server_message(reply.text)}"
+                with contextlib.suppress(ValueError):  # a 429's Retry-After, in seconds
+                    wait = float(reply.headers.get("retry-after", 0))
                 continue
             if reply.status_code >= 400:
                 raise PolicyError(
@@ -223,10 +232,7 @@ class OpenAIPolicy:
     def model(self) -> str:
         """The model id sent with every request (the server's first model if not given)."""
         if self._model is None:
-            first = self._models()[0]
-            self._model = first["id"]
-            root = first.get("root")
-            self._model_root = root if isinstance(root, str) else None
+            self._model = self._models()[0]["id"]
         return self._model
 
     # -- tokenizer -----------------------------------------------------------------------
@@ -251,28 +257,19 @@ class OpenAIPolicy:
                 f"cannot load a tokenizer from {path}: {_one_line(str(error))}"
             ) from None
 
-    @property
-    def tokenizer(self) -> Any:
-        """The Hugging Face tokenizer (fetched from the server's local model dir if not given)."""
-        if self._tokenizer is None:
-            if self._model_root is None:
-                entries = self._models()
-                chosen = next(
-                    (e for e in entries if e["id"] == self._model), entries[0]
-                )  # the entry of our model, or the server's first
-                root = chosen.get("root")
-                self._model_root = root if isinstance(root, str) else None
-            if self._model_root is None or not Path(self._model_root).is_dir():
-                raise PolicyError(
-                    f"the server at {self.base_url} does not serve a model dir on this machine; "
-                    "pass tokenizer=... (a Hugging Face tokenizer or its path)"
-                )
-            self._tokenizer = self._load_tokenizer(self._model_root)
-        return self._tokenizer
-
-    @tokenizer.setter
-    def tokenizer(self, value: Any) -> None:
-        self._tokenizer = self._load_tokenizer(value)
+    def _server_tokenizer(self) -> Any:
+        """The tokenizer of the model dir the server reports, when that dir is local."""
+        entries = self._models()
+        chosen = next((e for e in entries if e["id"] == self._model), entries[0])
+        if self._model is None:
+            self._model = chosen["id"]
+        root = chosen.get("root")
+        if not isinstance(root, str) or not Path(root).is_dir():
+            raise PolicyError(
+                f"the server at {self.base_url} does not serve a model dir on this machine; "
+                "pass tokenizer=... (a Hugging Face tokenizer or its path)"
+            )
+        return self._load_tokenizer(root)
 
     # -- requests and replies ------------------------------------------------------------
 
