@@ -44,14 +44,14 @@ def prompt_logprobs(policy: Policy, sequences: Sequence[Sequence[int]]) -> list[
     """The log-prob of every token of each sequence given the tokens before it.
 
     The first token has none, so each list is one shorter than its sequence. A policy
-    with a ``prompt_logprobs(sequences)`` method is asked directly (one forward pass);
-    any other ``Policy`` is asked through ``score``: the cumulative scores of the
-    sequence's growing prefixes, differenced (quadratic in the length, fine for short
-    prompts).
+    holding a transformers model (``policy.model``, as ``HFPolicy`` does) gets one
+    forward pass per batch of sequences; any other ``Policy`` is asked through
+    ``score``: the cumulative scores of the sequence's growing prefixes, differenced
+    (quadratic in the length, fine for short prompts).
     """
-    direct = getattr(policy, "prompt_logprobs", None)
-    if callable(direct):
-        return [list(map(float, row)) for row in direct(sequences)]
+    model = getattr(policy, "model", None)
+    if model is not None and callable(model) and hasattr(model, "parameters"):
+        return _forward_logprobs(model, sequences)
     out: list[list[float]] = []
     for seq in sequences:
         ids = list(seq)
@@ -60,6 +60,30 @@ def prompt_logprobs(policy: Policy, sequences: Sequence[Sequence[int]]) -> list[
             continue
         cumulative = policy.score(ids[:1], [ids[1:k] for k in range(2, len(ids) + 1)])
         out.append([b - a for a, b in zip([0.0, *cumulative[:-1]], cumulative, strict=True)])
+    return out
+
+
+def _forward_logprobs(
+    model: Any, sequences: Sequence[Sequence[int]], chunk: int = 16
+) -> list[list[float]]:
+    """Per-token log-probs from one right-padded forward pass per ``chunk`` sequences."""
+    import torch
+
+    device = next(model.parameters()).device
+    out: list[list[float]] = []
+    with torch.inference_mode():
+        for start in range(0, len(sequences), chunk):
+            rows = [list(s) for s in sequences[start : start + chunk]]
+            width = max(len(r) for r in rows)
+            # Pads sit after every real token, so the causal mask alone keeps them out.
+            batch = torch.zeros((len(rows), width), dtype=torch.long)
+            for j, r in enumerate(rows):
+                batch[j, : len(r)] = torch.tensor(r, dtype=torch.long)
+            batch = batch.to(device)
+            logits = model(input_ids=batch, use_cache=False).logits.float()
+            logp = torch.log_softmax(logits[:, :-1], dim=-1)
+            picked = logp.gather(2, batch[:, 1:, None])[..., 0].double().cpu()
+            out.extend(picked[j, : len(r) - 1].tolist() for j, r in enumerate(rows))
     return out
 
 

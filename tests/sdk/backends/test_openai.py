@@ -220,7 +220,7 @@ def test_bad_arguments_fail_fast():
 
 def test_without_a_tokenizer_the_server_is_asked_at_once(scripted):
     port = _closed_port()
-    message = _one_line_error(lambda: OpenAIPolicy(f"http://127.0.0.1:{port}"))
+    message = _one_line_error(lambda: OpenAIPolicy(f"http://127.0.0.1:{port}", max_retries=0))
     assert message.startswith(f"cannot reach http://127.0.0.1:{port}/v1")
     server = scripted(lambda n: (200, "application/json", _completion()))
     message = _one_line_error(lambda: OpenAIPolicy(server.url))  # no local 'root' dir
