@@ -587,7 +587,7 @@ def serve(
         from turngym.sdk.backends.hf import HFPolicy
 
         kwargs: dict[str, Any] = {} if device is None else {"device": device}
-        policy = HFPolicy(str(path), **kwargs)
+        policy = HFPolicy(str(path), max_batch_size=max_batch_size, **kwargs)
         name = model_name or path.resolve().name
         app = build_app(
             policy,

@@ -345,6 +345,15 @@ def test_same_seed_same_tokens_through_the_server(remote):
     assert all(g.logprobs and len(g.logprobs) == len(g.token_ids) for g in first)
 
 
+def test_concurrent_seeded_requests_match_local_calls(local, remote):
+    # The server must not merge seeded requests: a prompt's draws depend on its row.
+    prompts = _prompts(local.tokenizer)
+    params = SamplingParams(temperature=1.0, max_new_tokens=8, seed=5)
+    with ThreadPoolExecutor(len(prompts)) as pool:
+        got = list(pool.map(lambda p: remote.generate([p], params)[0], prompts))
+    _same([local.generate([p], params)[0] for p in prompts], got)
+
+
 def test_score_matches_the_local_policy(local, remote):
     prompt = _prompts(local.tokenizer)[1]
     candidates = [local.tokenizer.encode(a) for a in ["left", "right", "down the lake", "up"]]
