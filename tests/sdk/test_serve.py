@@ -149,6 +149,13 @@ def test_missing_model_dir_is_a_one_line_error():
     assert "/nonexistent/model" in out.stderr and "save_pretrained" in out.stderr
 
 
+def test_bad_device_is_a_one_line_error(served):
+    out = _cli("--model", str(served.model_dir), "--port", "0", "--device", "gpu")
+    assert out.returncode != 0
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert "'gpu' is not a torch device" in out.stderr
+
+
 def test_busy_port_is_a_one_line_error(served):
     port = served.url.rsplit(":", 1)[1].split("/")[0]
     out = _cli("--model", str(served.model_dir), "--port", port)

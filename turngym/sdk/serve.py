@@ -554,6 +554,23 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _check_device(device: str) -> str:
+    """``device``, if torch can use it here."""
+    import torch
+
+    try:
+        kind = torch.device(device).type
+    except RuntimeError:
+        raise PolicyError(
+            f"--device {device!r} is not a torch device (cpu, cuda, cuda:1, mps)"
+        ) from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise PolicyError(f"--device {device}: torch sees no CUDA GPU here; use --device cpu")
+    if kind == "mps" and not torch.backends.mps.is_available():
+        raise PolicyError(f"--device {device}: torch has no MPS backend here; use --device cpu")
+    return device
+
+
 def serve(
     model_dir: str | Path,
     port: int = 8000,
@@ -586,8 +603,14 @@ def serve(
     try:
         from turngym.sdk.backends.hf import HFPolicy
 
-        kwargs: dict[str, Any] = {} if device is None else {"device": device}
-        policy = HFPolicy(str(path), max_batch_size=max_batch_size, **kwargs)
+        kwargs: dict[str, Any] = {} if device is None else {"device": _check_device(device)}
+        try:
+            policy = HFPolicy(str(path), max_batch_size=max_batch_size, **kwargs)
+        except (PolicyError, ValueError):
+            raise
+        except Exception as error:  # torch/transformers failures: still one line for the CLI
+            message = " ".join(str(error).split())
+            raise PolicyError(f"cannot load {path}: {type(error).__name__}: {message}") from None
         name = model_name or path.resolve().name
         app = build_app(
             policy,

@@ -399,7 +399,6 @@ class OpenAIPolicy:
                 lps = [x.get("logprob") for x in items]
             return self._generation(choice, url, tokens, lps, content or "")
 
-        self.model  # noqa: B018  # resolve the model once, not in every thread
         if len(conversations) == 1:
             return [one(conversations[0])]
         workers = min(len(conversations), self.max_concurrency)
