@@ -3,12 +3,15 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# The CPU build of torch, installed before the extras so pip never resolves a CUDA one.
+TORCH  ?= torch==2.13.0
 
 .PHONY: demo test lint bench system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet '$(TORCH)'
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

@@ -1,1 +1,4 @@
-"""Policy backends: transformers (hf), OpenAI-compatible HTTP servers (openai), vLLM."""
+"""Policy backends: ``hf`` (transformers, CPU or GPU), ``vllm`` and ``openai`` (HTTP).
+
+Each module imports its heavy dependency lazily, so importing this package is free.
+"""

@@ -1,0 +1,459 @@
+"""``HFPolicy``: the ``Policy`` protocol over a Hugging Face transformers causal LM.
+
+Generation is batched and left-padded, with its own decoding loop over the KV cache
+(rows that finish leave the batch, so they stop costing compute), greedy or sampled
+with temperature / top-p / top-k, EOS and stop strings, and the log-probability of each
+sampled token under the model's raw distribution. ``score`` sums the log-probs of
+candidate continuations after one shared prompt, reusing the prompt's KV cache.
+
+Determinism: with ``SamplingParams(seed=s)``, the prompt at index ``i`` of a
+``generate`` call draws its randomness from its own generator seeded by ``(s, i)``, so
+its tokens depend on ``s``, ``i``, its own prompt and the model only: not on the other
+prompts in the call, nor on ``max_batch_size``. Greedy decoding of a prompt gives the
+same tokens alone or in any batch. (Both hold exactly on CPU in float32; batched GPU
+kernels may round differently in the last bits.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from turngym.sdk.policy import Generation, PolicyError, SamplingParams
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["HFPolicy"]
+
+# Chat "end of turn" tokens of common families; each one in the vocab also ends a generation.
+_END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end|>", "<end_of_turn>")
+_DTYPES = ("float32", "bfloat16", "float16")
+
+
+class HFPolicy:
+    """A transformers causal LM as a ``Policy``: batched generation and candidate scoring.
+
+    Args:
+        model: a directory saved with ``save_pretrained`` (a local Qwen2.5 checkpoint,
+            or ``build_tiny_model``'s output), loaded with
+            ``AutoModelForCausalLM.from_pretrained``; or a model object, used as is.
+        tokenizer: a tokenizer or a directory; None: the model's directory.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; None: CUDA when available for a
+            directory, where the model already lives for a model object.
+        dtype: ``"float32"``, ``"bfloat16"``, ``"float16"`` or a ``torch.dtype``; None:
+            bfloat16 on a GPU that supports it, else float32 (a model object keeps its own).
+        max_batch_size: the most rows one forward pass holds; bigger calls are split.
+
+    Raises:
+        PolicyError: the model or tokenizer cannot be loaded (one line saying why).
+        ValueError: a bad argument.
+
+    Example:
+        >>> from turngym.sdk.models import build_tiny_model
+        >>> policy = HFPolicy(build_tiny_model(tmp_path))  # doctest: +SKIP
+        >>> prompt = policy.tokenizer.apply_chat_template(
+        ...     [{"role": "user", "content": "Go left."}], add_generation_prompt=True
+        ... )  # doctest: +SKIP
+        >>> policy.generate([prompt], SamplingParams(temperature=0))[0].text  # doctest: +SKIP
+
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | Any,
+        tokenizer: Any = None,
+        device: str | torch.device | None = None,
+        dtype: str | torch.dtype | None = None,
+        max_batch_size: int = 64,
+    ) -> None:
+        if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int):
+            raise ValueError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
+        if max_batch_size < 1:
+            raise ValueError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
+        import torch
+
+        self.max_batch_size = max_batch_size
+        torch_dtype = _resolve_dtype(dtype)
+        if isinstance(model, (str, os.PathLike)):
+            directory = _model_dir(model)
+            target = torch.device(device) if device is not None else _default_device()
+            if torch_dtype is None:
+                torch_dtype = _default_dtype(target)
+            self.model = _load_model(directory, torch_dtype).to(target)
+            if tokenizer is None:
+                tokenizer = directory
+        elif isinstance(model, torch.nn.Module):
+            self.model = model
+            if device is not None or torch_dtype is not None:
+                self.model.to(device=device, dtype=torch_dtype)
+            if tokenizer is None:
+                source = getattr(model, "name_or_path", "") or ""
+                if not source or not Path(source).is_dir():
+                    raise PolicyError(
+                        "HFPolicy(model) got a model object without a saved directory: "
+                        "pass tokenizer= (a tokenizer or its directory)"
+                    )
+                tokenizer = source
+        else:
+            raise ValueError(
+                f"model must be a directory or a transformers model, got {type(model).__name__}"
+            )
+        self.tokenizer = _load_tokenizer(tokenizer) if _is_path(tokenizer) else tokenizer
+        self.model.eval()
+        self.device: torch.device = next(self.model.parameters()).device
+        self.eos_token_ids: tuple[int, ...] = _eos_ids(self.model, self.tokenizer)
+        """the token ids that end a generation (EOS and the chat end-of-turn tokens)"""
+        pad = self.tokenizer.pad_token_id
+        self._pad_id = int(pad if pad is not None else (self.eos_token_ids or (0,))[0])
+        self._vocab_size = int(self.model.get_output_embeddings().weight.shape[0])
+        self.stats: dict[str, float] = {"forward_s": 0.0, "forwards": 0, "new_tokens": 0}
+        """running totals for profiling: seconds in model forwards, forward calls, tokens"""
+
+    def __repr__(self) -> str:
+        name = getattr(self.model, "name_or_path", "") or type(self.model).__name__
+        return f"HFPolicy({name!r}, device={str(self.device)!r}, dtype={self.model.dtype})"
+
+    # -- generate ------------------------------------------------------------------
+
+    def generate(
+        self, prompts: Sequence[Sequence[int]], params: SamplingParams
+    ) -> list[Generation]:
+        """One continuation per prompt, batched (see the module docstring on determinism)."""
+        if not isinstance(params, SamplingParams):
+            raise ValueError(f"params must be a SamplingParams, got {type(params).__name__}")
+        rows = [self._check_ids(p, f"prompts[{i}]") for i, p in enumerate(prompts)]
+        seed = params.seed if params.seed is not None else secrets.randbits(63)
+        order = list(range(len(rows)))
+        if len(rows) > self.max_batch_size:  # similar lengths together: less padding
+            order.sort(key=lambda i: len(rows[i]))
+        out: list[Generation | None] = [None] * len(rows)
+        for start in range(0, len(order), self.max_batch_size):
+            chunk = order[start : start + self.max_batch_size]
+            for i, gen in zip(
+                chunk,
+                self._generate_batch([rows[i] for i in chunk], chunk, params, seed),
+                strict=True,
+            ):
+                out[i] = gen
+        return [g for g in out if g is not None]
+
+    def _generate_batch(
+        self, prompts: list[list[int]], row_ids: list[int], params: SamplingParams, seed: int
+    ) -> list[Generation]:
+        import torch
+
+        n, steps, device = len(prompts), params.max_new_tokens, self.device
+        width = max(len(p) for p in prompts)
+        ids = torch.full((n, width), self._pad_id, dtype=torch.long)
+        mask = torch.zeros((n, width), dtype=torch.long)
+        for r, p in enumerate(prompts):
+            ids[r, width - len(p) :] = torch.tensor(p, dtype=torch.long)
+            mask[r, width - len(p) :] = 1
+        ids, mask = ids.to(device), mask.to(device)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        uniforms = None
+        if not params.greedy:  # one private stream per row: (seed, row index) -> its draws
+            uniforms = torch.stack(
+                [
+                    torch.rand(steps, generator=_row_generator(seed, r), dtype=torch.float64)
+                    for r in row_ids
+                ]
+            ).to(device)
+        padded = bool((mask == 0).any())
+        eos = set(self.eos_token_ids)
+        tokens: list[list[int]] = [[] for _ in range(n)]
+        logps: list[list[float]] = [[] for _ in range(n)]
+        finish: list[str] = ["length"] * n
+        active = list(range(n))
+
+        with torch.inference_mode():
+            logits, cache = self._forward(ids, mask if padded else None, positions, None)
+            next_pos = positions[:, -1] + 1
+            for step in range(steps):
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                if uniforms is None:
+                    picked = logits.argmax(dim=-1)
+                else:
+                    picked = _sample(logits.float(), params, uniforms[active, step])
+                picked_logp = logp.gather(1, picked[:, None])[:, 0]
+                keep: list[int] = []
+                for j, (tok, lp) in enumerate(
+                    zip(picked.tolist(), picked_logp.tolist(), strict=True)
+                ):
+                    r = active[j]
+                    tokens[r].append(tok)
+                    logps[r].append(lp)
+                    if tok in eos or (params.stop and self._stopped(tokens[r], params.stop)):
+                        finish[r] = "stop"
+                    else:
+                        keep.append(j)
+                if not keep or step == steps - 1:
+                    break
+                if len(keep) < len(active):  # finished rows leave the batch and the cache
+                    index = torch.tensor(keep, device=device)
+                    cache.batch_select_indices(index)
+                    picked, mask, next_pos = picked[index], mask[index], next_pos[index]
+                    active = [active[j] for j in keep]
+                    padded = padded and bool((mask == 0).any())
+                mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
+                logits, cache = self._forward(
+                    picked[:, None], mask if padded else None, next_pos[:, None], cache
+                )
+                next_pos = next_pos + 1
+        self.stats["new_tokens"] += sum(len(t) for t in tokens)
+        return [self._finish(tokens[r], logps[r], finish[r], params) for r in range(n)]
+
+    def _forward(
+        self, ids: torch.Tensor, mask: torch.Tensor | None, positions: torch.Tensor, cache: Any
+    ) -> tuple[torch.Tensor, Any]:
+        """Next-token logits at the last position, and the updated KV cache."""
+        start = time.perf_counter()
+        out = self.model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=positions,
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        )
+        self.stats["forward_s"] += time.perf_counter() - start
+        self.stats["forwards"] += 1
+        return out.logits[:, -1, :], out.past_key_values
+
+    def _stopped(self, tokens: list[int], stop: tuple[str, ...]) -> bool:
+        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        return any(s in text for s in stop)
+
+    def _finish(
+        self, tokens: list[int], logps: list[float], reason: str, params: SamplingParams
+    ) -> Generation:
+        body = tokens[:-1] if tokens and tokens[-1] in self.eos_token_ids else tokens
+        text = self.tokenizer.decode(body, skip_special_tokens=True)
+        cuts = [text.find(s) for s in params.stop if s in text]
+        if cuts:
+            text = text[: min(cuts)]
+        return Generation(
+            token_ids=tokens,
+            logprobs=logps,
+            text=text,
+            finish_reason="stop" if reason == "stop" else "length",
+        )
+
+    # -- score ---------------------------------------------------------------------
+
+    def score(self, prompt_ids: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:
+        """The sum of log-probs of each candidate's tokens after ``prompt_ids``.
+
+        One forward over ``prompt + candidate`` rows, right-padded (split by
+        ``max_batch_size``): each row is computed as a lone forward would compute it, so
+        the sums match an independent ``log_softmax`` of the logits to float32 precision.
+        An empty candidate scores 0.0.
+        """
+        import torch
+
+        prompt = self._check_ids(prompt_ids, "prompt_ids")
+        if isinstance(candidates, (str, bytes)):
+            raise ValueError("candidates must be a list of token-id lists")
+        cands = [
+            self._check_ids(c, f"candidates[{i}]", empty_ok=True) for i, c in enumerate(candidates)
+        ]
+        scores = [0.0] * len(cands)
+        todo = [i for i, c in enumerate(cands) if c]
+        size = len(prompt)
+        with torch.inference_mode():
+            for start in range(0, len(todo), self.max_batch_size):
+                chunk = todo[start : start + self.max_batch_size]
+                width = max(len(cands[i]) for i in chunk)
+                ids = torch.full((len(chunk), size + width), self._pad_id, dtype=torch.long)
+                valid = torch.zeros((len(chunk), width), dtype=torch.bool)
+                ids[:, :size] = torch.tensor(prompt, dtype=torch.long)
+                for j, i in enumerate(chunk):
+                    ids[j, size : size + len(cands[i])] = torch.tensor(cands[i], dtype=torch.long)
+                    valid[j, : len(cands[i])] = True
+                ids, valid = ids.to(self.device), valid.to(self.device)
+                begin = time.perf_counter()
+                # Pads sit after every real token, so the causal mask alone keeps them out;
+                # logits only for the positions that predict candidate tokens.
+                logits = self.model(input_ids=ids, use_cache=False, logits_to_keep=width + 1).logits
+                self.stats["forward_s"] += time.perf_counter() - begin
+                self.stats["forwards"] += 1
+                logp = torch.log_softmax(logits[:, :width].float(), dim=-1)
+                picked = logp.gather(2, ids[:, size:, None])[..., 0].double()
+                for i, value in zip(chunk, (picked * valid).sum(dim=1).tolist(), strict=True):
+                    scores[i] = value
+        return scores
+
+    # -- weights -------------------------------------------------------------------
+
+    def load_weights(self, weights: Mapping[str, Any] | Any) -> None:
+        """Copy new weights into the model in place (trainers call this after an update).
+
+        Args:
+            weights: a state dict (name -> tensor; a subset updates just those) or a
+                model with the same parameter names (e.g. a peft model after
+                ``merge_and_unload()``).
+
+        Raises:
+            ValueError: an unknown name or a shape mismatch.
+
+        """
+        import torch
+
+        if isinstance(weights, torch.nn.Module):
+            weights = weights.state_dict()
+        if not isinstance(weights, Mapping):
+            raise ValueError(
+                f"load_weights takes a state dict or a model, got {type(weights).__name__}"
+            )
+        own = self.model.state_dict()
+        unknown = [k for k in weights if k not in own]
+        if unknown:
+            raise ValueError(f"load_weights: the model has no weight named {unknown[0]!r}")
+        with torch.no_grad():
+            for name, value in weights.items():
+                target = own[name]
+                if tuple(value.shape) != tuple(target.shape):
+                    raise ValueError(
+                        f"load_weights: {name!r} has shape {tuple(value.shape)}, "
+                        f"the model's is {tuple(target.shape)}"
+                    )
+                target.copy_(value.to(device=target.device, dtype=target.dtype))
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _check_ids(self, ids: Sequence[int], what: str, empty_ok: bool = False) -> list[int]:
+        if isinstance(ids, (str, bytes)):
+            raise ValueError(f"{what} must be a list of token ids, got a string: tokenize it first")
+        try:
+            row = [int(t) for t in ids]
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be a list of int token ids") from None
+        if not row and not empty_ok:
+            raise ValueError(f"{what} is empty: a prompt needs at least one token")
+        if row and not (min(row) >= 0 and max(row) < self._vocab_size):
+            raise ValueError(f"{what} holds a token id outside the vocab [0, {self._vocab_size})")
+        return row
+
+
+def _sample(logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor) -> torch.Tensor:
+    """One token per row from the tempered, top-k / top-p truncated distribution.
+
+    Inverse-CDF sampling with one given uniform per row, so each row's draw comes from
+    its own random stream.
+    """
+    import torch
+
+    scaled = logits / params.temperature
+    vocab = scaled.shape[-1]
+    if 0 < params.top_k < vocab:
+        kth = torch.topk(scaled, params.top_k, dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+    probs = torch.softmax(scaled.double(), dim=-1)
+    if params.top_p < 1:
+        sorted_p, order = torch.sort(probs, dim=-1, descending=True, stable=True)
+        # Keep the smallest head whose mass reaches top_p: drop tokens whose preceding mass does.
+        sorted_p = sorted_p.masked_fill(sorted_p.cumsum(-1) - sorted_p >= params.top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(1, order, sorted_p)
+    cdf = probs.cumsum(dim=-1)
+    target = uniforms[:, None] * cdf[:, -1:]
+    return torch.searchsorted(cdf, target, right=True)[:, 0].clamp(max=vocab - 1)
+
+
+def _row_generator(seed: int, row: int) -> torch.Generator:
+    import torch
+
+    digest = hashlib.blake2b(f"{seed}:{row}".encode(), digest_size=8).digest()
+    return torch.Generator().manual_seed(int.from_bytes(digest, "little") >> 1)
+
+
+def _is_path(value: object) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def _model_dir(path: str | os.PathLike[str]) -> Path:
+    directory = Path(path).expanduser()
+    if not directory.exists():
+        raise PolicyError(f"model directory {str(directory)!r} does not exist")
+    if not directory.is_dir():
+        raise PolicyError(f"model path {str(directory)!r} is not a directory")
+    if not (directory / "config.json").is_file():
+        raise PolicyError(
+            f"{str(directory)!r} has no config.json: not a saved transformers model "
+            "(save one with save_pretrained, or build one with turngym.sdk.models.build_tiny_model)"
+        )
+    return directory
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__
+
+
+def _load_model(directory: Path, dtype: Any) -> Any:
+    from transformers import AutoModelForCausalLM
+
+    try:
+        return AutoModelForCausalLM.from_pretrained(directory, dtype=dtype)
+    except Exception as error:  # transformers raises many kinds; the user needs one line
+        raise PolicyError(
+            f"cannot load a model from {str(directory)!r}: {_one_line(error)}"
+        ) from None
+
+
+def _load_tokenizer(source: str | os.PathLike[str]) -> Any:
+    from transformers import AutoTokenizer
+
+    directory = Path(source).expanduser()
+    if not directory.is_dir():
+        raise PolicyError(f"tokenizer directory {str(directory)!r} does not exist")
+    try:
+        return AutoTokenizer.from_pretrained(directory)
+    except Exception as error:
+        raise PolicyError(
+            f"cannot load a tokenizer from {str(directory)!r}: {_one_line(error)}"
+        ) from None
+
+
+def _resolve_dtype(dtype: object) -> Any:
+    import torch
+
+    if dtype is None or isinstance(dtype, torch.dtype):
+        return dtype
+    if isinstance(dtype, str) and dtype.removeprefix("torch.") in _DTYPES:
+        return getattr(torch, dtype.removeprefix("torch."))
+    raise ValueError(f"dtype must be one of {', '.join(_DTYPES)} or a torch.dtype, got {dtype!r}")
+
+
+def _default_device() -> torch.device:
+    import torch
+
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _default_dtype(device: torch.device) -> torch.dtype:
+    import torch
+
+    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float32
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> tuple[int, ...]:
+    """EOS from the tokenizer and the generation config, plus chat end-of-turn tokens."""
+    ids: set[int] = set()
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    config = getattr(model, "generation_config", None)
+    eos = getattr(config, "eos_token_id", None)
+    for value in eos if isinstance(eos, (list, tuple)) else [eos]:
+        if value is not None:
+            ids.add(int(value))
+    vocab = tokenizer.get_vocab()
+    ids.update(vocab[t] for t in _END_TOKENS if t in vocab)
+    return tuple(sorted(ids))
