@@ -1,9 +1,10 @@
-"""The ``turngym`` command: ``list``, ``play``, ``check`` and ``eval``.
+"""The ``turngym`` command: ``list``, ``play``, ``check``, ``eval`` and ``serve``.
 
 turngym list
 turngym play turngym/Wordle-v0 --agent human --seed 3
 turngym check Sokoban-v0
 turngym eval --all --agents expert,random --episodes 50
+turngym serve --model ./tiny-model --port 8000
 """
 
 from __future__ import annotations
@@ -286,6 +287,41 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- serve ---------------------------------------------------------------------------
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if not Path(args.model).is_dir():
+        raise CliError(
+            f"--model {args.model}: no such directory (pass a model dir saved with save_pretrained)"
+        )
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port must be in 0..65535 (0: any free port), got {args.port}")
+    if args.max_batch_size < 1:
+        raise CliError(f"--max-batch-size must be >= 1, got {args.max_batch_size}")
+    from turngym.sdk.policy import PolicyError
+    from turngym.sdk.serve import serve
+
+    try:
+        serve(
+            args.model,
+            port=args.port,
+            host=args.host,
+            device=args.device,
+            max_batch_size=args.max_batch_size,
+            batch_wait_ms=args.batch_wait_ms,
+            model_name=args.name,
+            announce=lambda line: print(line, flush=True),
+        )
+    except (PolicyError, ValueError) as error:
+        raise CliError(str(error)) from None
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 # -- entry point ---------------------------------------------------------------------
 
 
@@ -340,6 +376,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", choices=["random", "expert"], help=opponent_help)
     p.add_argument("--seat", help="games: the evaluated agent's seat (default 0)")
     p.set_defaults(fn=_cmd_eval)
+
+    p = sub.add_parser("serve", help="serve a local model through an OpenAI-compatible HTTP API")
+    p.add_argument("--model", required=True, help="a Hugging Face model dir (save_pretrained)")
+    p.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept remote workers")
+    p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: the backend's choice)")
+    p.add_argument("--max-batch-size", type=int, default=32, help="most prompts per model call")
+    p.add_argument(
+        "--batch-wait-ms", type=float, default=5.0, help="how long to gather requests into a batch"
+    )
+    p.add_argument("--name", help="the model id clients see (default: the dir's name)")
+    p.set_defaults(fn=_cmd_serve)
     return parser
 
 
