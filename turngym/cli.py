@@ -122,6 +122,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from turngym.agents import make_agent
 
     env_id = _env_id(args.env)
+    if args.agent not in ("human", "random", "expert") and not args.agent.startswith(_MODEL_AGENTS):
+        raise CliError(
+            f"--agent is human, random, expert, hf:DIR or openai:URL, got {args.agent!r}"
+        )
     kwargs = _parse_sets(args.set)
     _game_options(env_id, args, kwargs)
     if args.agent == "human":
@@ -221,12 +225,15 @@ _MODEL_AGENTS = ("hf:", "openai:")
 def _agent_for(kind: str, env: Any, seed: int) -> Any:
     from turngym.agents import make_agent
 
-    return make_agent(kind, env, seed=seed)
+    try:
+        return make_agent(kind, env, seed=seed)
+    except ValueError as error:  # a missing model dir, a bad URL: the user's to fix
+        raise CliError(str(error)) from error
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from turngym.registry import ENVS, entry
-    from turngym.sdk.evaluation import evaluate
+    from turngym.sdk.evaluation import evaluate, evaluate_batched
     from turngym.tables import format_table
 
     ids = [e.id for e in ENVS] if args.all else [_env_id(name) for name in args.env]
@@ -239,6 +246,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             raise CliError(f"agents are expert, random, hf:DIR or openai:URL, got {kind!r}")
     kwargs = _parse_sets(args.set)
     rows = []
+    models: dict[str, Any] = {}
     for env_id in ids:
         env_kwargs = dict(kwargs)
         if entry(env_id).game is not None:
@@ -249,14 +257,26 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             if kind == "expert" and entry(env_id).expert is None:
                 rows.append([env_id, kind, "-", "n/a", "n/a", "n/a", "n/a"])
                 continue
-            result = evaluate(
-                env_id,
-                functools.partial(_agent_for, kind, seed=args.seed),
-                episodes=args.episodes,
-                seed=args.seed,
-                agent_name=kind,
-                env_kwargs=env_kwargs,
-            )
+            if kind.startswith(_MODEL_AGENTS):  # one model, every env batched into it
+                if kind not in models:
+                    models[kind] = _agent_for(kind, None, seed=args.seed)
+                result = evaluate_batched(
+                    env_id,
+                    models[kind],
+                    episodes=args.episodes,
+                    seed=args.seed,
+                    agent_name=kind,
+                    env_kwargs=env_kwargs,
+                )
+            else:
+                result = evaluate(
+                    env_id,
+                    functools.partial(_agent_for, kind, seed=args.seed),
+                    episodes=args.episodes,
+                    seed=args.seed,
+                    agent_name=kind,
+                    env_kwargs=env_kwargs,
+                )
             if args.json:
                 print(json.dumps(result.summary()))
             low, high = result.success_interval
@@ -341,7 +361,11 @@ def build_parser() -> argparse.ArgumentParser:
     opponent_help = "games: who plays the other seats (default random)"
     p = sub.add_parser("play", help="play an env in the terminal (or watch an agent)")
     p.add_argument("env", help="env id, e.g. turngym/Wordle-v0 or Wordle-v0")
-    p.add_argument("--agent", default="human", choices=["human", "random", "expert"])
+    p.add_argument(
+        "--agent",
+        default="human",
+        help="human (default), random, expert, hf:MODEL_DIR or openai:URL",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--episodes", type=int, default=1)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)

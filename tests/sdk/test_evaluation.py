@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -43,3 +44,38 @@ def test_summary_fields():
     assert summary["invalid_rate"] == pytest.approx(2 / 24)
     low, high = summary["success_ci95"]
     assert low < 0.5 < high
+
+
+def test_batched_evaluation_matches_the_sequential_one():
+    from turngym.agents import make_agent
+    from turngym.sdk.evaluation import evaluate, evaluate_batched
+
+    env_id = "turngym/FrozenLake-v0"
+    one = evaluate(env_id, lambda env: make_agent("expert", env, env_id=env_id), episodes=8)
+    many = evaluate_batched(env_id, lambda env: make_agent("expert", env, env_id=env_id), 8)
+    assert [(e.seed, e.ret, e.steps, e.success) for e in one.episodes] == [
+        (e.seed, e.ret, e.steps, e.success) for e in many.episodes
+    ]
+
+
+def test_cli_eval_of_a_saved_model_prints_the_summary(tiny_model_dir, capsys):
+    from turngym.cli import main
+
+    agent = f"hf:{tiny_model_dir}"
+    assert main(["eval", "turngym/FrozenLake-v0", "--agent", agent, "--episodes", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "success [95% CI]" in out and agent in out
+    args = ["eval", "turngym/FrozenLake-v0", "--agent", agent, "--episodes", "4", "--json"]
+    assert main(args) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["agent"] == agent and row["episodes"] == 4
+    assert 0.0 <= row["invalid_rate"] <= 1.0 and row["mean_turns"] >= 1
+
+
+def test_cli_eval_of_a_missing_model_is_one_line(tmp_path, capsys):
+    from turngym.cli import main
+
+    missing = tmp_path / "nope"
+    assert main(["eval", "turngym/FrozenLake-v0", "--agent", f"hf:{missing}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no model directory" in err and "Traceback" not in err

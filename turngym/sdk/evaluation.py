@@ -13,7 +13,14 @@ import numpy as np
 from turngym.agents.base import Agent
 from turngym.progress import progress
 
-__all__ = ["EpisodeStats", "EvalResult", "evaluate", "play_episode", "wilson_interval"]
+__all__ = [
+    "EpisodeStats",
+    "EvalResult",
+    "evaluate",
+    "evaluate_batched",
+    "play_episode",
+    "wilson_interval",
+]
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -148,4 +155,42 @@ def evaluate(
         ]
     finally:
         env.close()
+    return EvalResult(env_id, agent_name, stats)
+
+
+def evaluate_batched(
+    env_id: str,
+    agent: Agent,
+    episodes: int = 100,
+    seed: int = 0,
+    agent_name: str = "agent",
+    env_kwargs: dict[str, Any] | None = None,
+    num_envs: int = 16,
+) -> EvalResult:
+    """Like ``evaluate`` (same seeds), with ``num_envs`` envs played in lockstep.
+
+    Every step sends all active envs' observations to ONE ``agent.act_batch`` call, so an
+    LLM agent makes one batched ``generate`` call per step instead of one per env.
+    """
+    from turngym.sdk.rollout import collect
+
+    done = collect(
+        env_id,
+        agent,
+        episodes=episodes,
+        seed=seed,
+        num_envs=max(1, min(num_envs, episodes)),
+        env_kwargs=env_kwargs,
+    )
+    stats = [
+        EpisodeStats(
+            seed=ep.seed if ep.seed is not None else seed + k,
+            ret=float(sum(ep.returns.values())),
+            steps=ep.length,
+            success=ep.success,
+            invalid=sum(bool(t.info.get("invalid_action")) for t in ep.turns),
+            truncated=bool(ep.turns and ep.turns[-1].truncated),
+        )
+        for k, ep in enumerate(done)
+    ]
     return EvalResult(env_id, agent_name, stats)

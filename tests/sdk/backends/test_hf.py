@@ -76,6 +76,27 @@ def test_greedy_batched_equals_alone(policy, prompts):
         assert alone.logprobs == pytest.approx(gen.logprobs, abs=1e-5)
 
 
+def test_bucketed_prefill_matches_one_padded_prefill(tiny_model_dir, policy):
+    # 12 prompts from 6 to ~100 tokens: prefilled in several length buckets whose caches
+    # are joined; the result must be what one left-padded prefill of all of them gives.
+    from turngym.sdk.backends.hf import _buckets
+
+    tok = policy.tokenizer
+    texts = [" ".join(["go left on the lake"] * k) for k in range(1, 25, 2)]
+    prompts = [tok.encode(t) for t in texts]
+    assert len(_buckets([len(p) for p in prompts])) > 1
+    one_prefill = HFPolicy(tiny_model_dir, device="cpu")
+    one_prefill._join_caches = False
+    for params in (GREEDY, SamplingParams(temperature=1.0, max_new_tokens=12, seed=5)):
+        got = policy.generate(prompts, params)
+        want = one_prefill.generate(prompts, params)
+        assert [g.token_ids for g in got] == [g.token_ids for g in want]
+        for g, w in zip(got, want, strict=True):
+            assert g.logprobs == pytest.approx(w.logprobs, abs=1e-4)
+    alone = [policy.generate([p], GREEDY)[0].token_ids for p in prompts]
+    assert alone == [g.token_ids for g in policy.generate(prompts, GREEDY)]
+
+
 def test_left_padded_greedy_matches_a_plain_argmax_loop(policy, prompts):
     """No cache, no padding: argmax of a full forward, one token at a time."""
     gens = policy.generate(prompts, SamplingParams(temperature=0, max_new_tokens=8))

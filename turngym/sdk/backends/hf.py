@@ -112,6 +112,7 @@ class HFPolicy:
         pad = self.tokenizer.pad_token_id
         self._pad_id = int(pad if pad is not None else (self.eos_token_ids or (0,))[0])
         self._vocab_size = int(self.model.get_output_embeddings().weight.shape[0])
+        self._join_caches = True  # bucketed prefill (False once a model's cache cannot join)
         self.stats: dict[str, float] = {"forward_s": 0.0, "forwards": 0, "new_tokens": 0}
         """running totals for profiling: seconds in model forwards, forward calls, tokens"""
 
@@ -173,7 +174,15 @@ class HFPolicy:
         active = list(range(n))
 
         with torch.inference_mode():
-            logits, cache = self._forward(ids, mask if padded else None, positions, None)
+            buckets = _buckets([len(p) for p in prompts])
+            cache = None
+            if len(buckets) > 1 and self._join_caches:
+                try:
+                    logits, cache = self._prefill_buckets(ids, mask, positions, buckets)
+                except _CannotJoin:  # e.g. sliding-window layers: prefill all at once
+                    self._join_caches = False
+            if cache is None:
+                logits, cache = self._forward(ids, mask if padded else None, positions, None)
             next_pos = positions[:, -1] + 1
             for step in range(steps):
                 logp = torch.log_softmax(logits.float(), dim=-1)
@@ -208,6 +217,53 @@ class HFPolicy:
                 next_pos = next_pos + 1
         self.stats["new_tokens"] += sum(len(t) for t in tokens)
         return [self._finish(tokens[r], logps[r], finish[r], params) for r in range(n)]
+
+    def _prefill_buckets(
+        self,
+        ids: torch.Tensor,
+        mask: torch.Tensor,
+        positions: torch.Tensor,
+        buckets: list[list[int]],
+    ) -> tuple[torch.Tensor, Any]:
+        """Prefill rows of similar length together, then join their caches, left-padded.
+
+        One forward over prompts of very different lengths spends most of its work on
+        padding; a bucket's rows are only padded to the bucket's longest. The joined
+        cache holds zeros where a row had no token, and the attention mask hides them,
+        exactly as if the whole batch had been prefilled at once.
+        """
+        import torch
+        from transformers import DynamicCache
+
+        width = ids.shape[1]
+        last_logits: list[torch.Tensor] = []
+        parts: list[list[tuple[torch.Tensor, torch.Tensor]]] = []
+        order: list[int] = []
+        for rows in buckets:
+            index = torch.tensor(rows, device=ids.device)
+            w = int(mask[index].sum(-1).max())  # the bucket's longest prompt
+            sub_mask = mask[index, width - w :]
+            padded = bool((sub_mask == 0).any())
+            logits, cache = self._forward(
+                ids[index, width - w :],
+                sub_mask if padded else None,
+                positions[index, width - w :],
+                None,
+            )
+            if any(type(layer).__name__ != "DynamicLayer" for layer in cache.layers):
+                raise _CannotJoin
+            last_logits.append(logits)
+            parts.append([(layer.keys, layer.values) for layer in cache.layers])
+            order += rows
+        layers = []
+        for k in range(len(parts[0])):
+            keys = [_left_pad(part[k][0], width) for part in parts]
+            values = [_left_pad(part[k][1], width) for part in parts]
+            layers.append((torch.cat(keys), torch.cat(values)))
+        back = torch.empty(len(order), dtype=torch.long, device=ids.device)
+        back[torch.tensor(order, device=ids.device)] = torch.arange(len(order), device=ids.device)
+        joined = [(k_[back], v_[back]) for k_, v_ in layers]
+        return torch.cat(last_logits)[back], DynamicCache(joined)
 
     def _forward(
         self, ids: torch.Tensor, mask: torch.Tensor | None, positions: torch.Tensor, cache: Any
@@ -370,6 +426,37 @@ def _sample(logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor
     cdf = probs.cumsum(dim=-1)
     target = uniforms[:, None] * cdf[:, -1:]
     return torch.searchsorted(cdf, target, right=True)[:, 0].clamp(max=vocab - 1)
+
+
+class _CannotJoin(Exception):
+    """The model's KV cache is not plain per-layer tensors, so buckets cannot be joined."""
+
+
+def _buckets(lengths: list[int]) -> list[list[int]]:
+    """Rows grouped by prompt length so that prefilling each group wastes little padding.
+
+    Rows sorted by length are cut where the next row is over 1.5x the group's shortest
+    (and a group would hold at least 4 rows, so small batches stay one forward).
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    groups: list[list[int]] = [[]]
+    for i in order:
+        group = groups[-1]
+        if len(group) >= 4 and lengths[i] > 1.5 * lengths[group[0]]:
+            groups.append([i])
+        else:
+            group.append(i)
+    return groups
+
+
+def _left_pad(x: torch.Tensor, width: int) -> torch.Tensor:
+    """``x`` ([batch, heads, length, dim]) with zeros put before its positions up to ``width``."""
+    import torch
+
+    short = width - x.shape[2]
+    if short == 0:
+        return x
+    return torch.cat([x.new_zeros((*x.shape[:2], short, x.shape[3])), x], dim=2)
 
 
 def _row_generator(seed: int, row: int) -> torch.Generator:
