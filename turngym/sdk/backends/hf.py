@@ -3,8 +3,10 @@
 Generation is batched and left-padded, with its own decoding loop over the KV cache
 (rows that finish leave the batch, so they stop costing compute), greedy or sampled
 with temperature / top-p / top-k, EOS and stop strings, and the log-probability of each
-sampled token under the model's raw distribution. ``score`` sums the log-probs of
-candidate continuations after one shared prompt, reusing the prompt's KV cache.
+sampled token under the model's raw distribution. Prompts of very different lengths
+are prefilled in buckets of similar length whose caches are then joined, so little of
+the prefill is spent on padding. ``score`` sums the log-probs of candidate
+continuations after one shared prompt (one forward over the prompt + candidate rows).
 
 Determinism: with ``SamplingParams(seed=s)``, the prompt at index ``i`` of a
 ``generate`` call draws its randomness from its own generator seeded by ``(s, i)``, so
