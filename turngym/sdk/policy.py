@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-__all__ = ["FinishReason", "Generation", "Policy", "PolicyError", "SamplingParams"]
+__all__ = [
+    "FinishReason",
+    "Generation",
+    "Policy",
+    "PolicyError",
+    "SamplingParams",
+    "check_token_ids",
+]
 
 FinishReason = Literal["stop", "length"]
 """``stop``: the model ended its turn (EOS or a stop string); ``length``: max_new_tokens."""
@@ -123,3 +130,24 @@ class Policy(Protocol):
     def score(self, prompt_ids: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:
         """The sum of log-probs of each candidate continuation after ``prompt_ids``."""
         ...
+
+
+def check_token_ids(
+    ids: Sequence[int], what: str, *, empty_ok: bool = False, vocab_size: int | None = None
+) -> list[int]:
+    """``ids`` as a list of ints, or a ``ValueError`` naming ``what`` is wrong with it.
+
+    Backends call it on every prompt and candidate, so a string passed where token ids
+    belong, an empty prompt or an id outside the vocab is a clear error, not a crash.
+    """
+    if isinstance(ids, (str, bytes)):
+        raise ValueError(f"{what} must be a list of token ids, got a string: tokenize it first")
+    try:
+        row = [int(t) for t in ids]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a list of int token ids") from None
+    if not row and not empty_ok:
+        raise ValueError(f"{what} is empty: a prompt needs at least one token")
+    if vocab_size is not None and row and not (min(row) >= 0 and max(row) < vocab_size):
+        raise ValueError(f"{what} holds a token id outside the vocab [0, {vocab_size})")
+    return row

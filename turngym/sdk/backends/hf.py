@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turngym.sdk.policy import Generation, PolicyError, SamplingParams
+from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
 if TYPE_CHECKING:
     import torch
@@ -393,17 +393,7 @@ class HFPolicy:
     # -- helpers -------------------------------------------------------------------
 
     def _check_ids(self, ids: Sequence[int], what: str, empty_ok: bool = False) -> list[int]:
-        if isinstance(ids, (str, bytes)):
-            raise ValueError(f"{what} must be a list of token ids, got a string: tokenize it first")
-        try:
-            row = [int(t) for t in ids]
-        except (TypeError, ValueError):
-            raise ValueError(f"{what} must be a list of int token ids") from None
-        if not row and not empty_ok:
-            raise ValueError(f"{what} is empty: a prompt needs at least one token")
-        if row and not (min(row) >= 0 and max(row) < self._vocab_size):
-            raise ValueError(f"{what} holds a token id outside the vocab [0, {self._vocab_size})")
-        return row
+        return check_token_ids(ids, what, empty_ok=empty_ok, vocab_size=self._vocab_size)
 
 
 def _sample(logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor) -> torch.Tensor:

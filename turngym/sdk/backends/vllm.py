@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turngym.sdk.backends.hf import _END_TOKENS, _model_dir
-from turngym.sdk.policy import Generation, PolicyError, SamplingParams
+from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
 __all__ = ["VLLM_MISSING", "VLLMPolicy"]
 
@@ -67,7 +67,7 @@ class VLLMPolicy:
         """One continuation per prompt, batched by the engine."""
         if not isinstance(params, SamplingParams):
             raise ValueError(f"params must be a SamplingParams, got {type(params).__name__}")
-        rows = [_check_ids(p, f"prompts[{i}]") for i, p in enumerate(prompts)]
+        rows = [check_token_ids(p, f"prompts[{i}]") for i, p in enumerate(prompts)]
         if not rows:
             return []
         seed = params.seed if params.seed is not None else secrets.randbits(63)
@@ -107,8 +107,10 @@ class VLLMPolicy:
 
     def score(self, prompt_ids: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:
         """The sum of log-probs of each candidate's tokens after ``prompt_ids``."""
-        prompt = _check_ids(prompt_ids, "prompt_ids")
-        cands = [_check_ids(c, f"candidates[{i}]", empty_ok=True) for i, c in enumerate(candidates)]
+        prompt = check_token_ids(prompt_ids, "prompt_ids")
+        cands = [
+            check_token_ids(c, f"candidates[{i}]", empty_ok=True) for i, c in enumerate(candidates)
+        ]
         todo = [i for i, c in enumerate(cands) if c]
         scores = [0.0] * len(cands)
         if not todo:
@@ -146,15 +148,3 @@ class VLLMPolicy:
 def _row_seed(seed: int, row: int) -> int:
     digest = hashlib.blake2b(f"{seed}:{row}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 33  # vllm seeds are 31-bit ints
-
-
-def _check_ids(ids: Sequence[int], what: str, empty_ok: bool = False) -> list[int]:
-    if isinstance(ids, (str, bytes)):
-        raise ValueError(f"{what} must be a list of token ids, got a string: tokenize it first")
-    try:
-        row = [int(t) for t in ids]
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a list of int token ids") from None
-    if not row and not empty_ok:
-        raise ValueError(f"{what} is empty: a prompt needs at least one token")
-    return row
