@@ -306,3 +306,16 @@ def test_importing_the_backends_imports_no_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_without_a_gpu_is_a_one_line_policy_error(tiny_model_dir):
+    # It used to fail deep inside torch with a bare AssertionError.
+    with pytest.raises(PolicyError, match="CUDA is not available here"):
+        HFPolicy(tiny_model_dir, device="cuda")
+
+
+@pytest.mark.parametrize("device", ["tpu", "bogus!", 3.5])
+def test_unknown_device_is_a_value_error(tiny_model_dir, device):
+    with pytest.raises(ValueError, match="device must be"):
+        HFPolicy(tiny_model_dir, device=device)

@@ -84,7 +84,7 @@ class HFPolicy:
         torch_dtype = _resolve_dtype(dtype)
         if isinstance(model, (str, os.PathLike)):
             directory = _model_dir(model)
-            target = torch.device(device) if device is not None else _default_device()
+            target = _device(device) if device is not None else _default_device()
             if torch_dtype is None:
                 torch_dtype = _default_dtype(target)
             self.model = _load_model(directory, torch_dtype).to(target)
@@ -93,7 +93,9 @@ class HFPolicy:
         elif isinstance(model, torch.nn.Module):
             self.model = model
             if device is not None or torch_dtype is not None:
-                self.model.to(device=device, dtype=torch_dtype)
+                self.model.to(
+                    device=_device(device) if device is not None else None, dtype=torch_dtype
+                )
             if tokenizer is None:
                 source = getattr(model, "name_or_path", "") or ""
                 if not source or not Path(source).is_dir():
@@ -514,6 +516,27 @@ def _resolve_dtype(dtype: object) -> Any:
     if isinstance(dtype, str) and dtype.removeprefix("torch.") in _DTYPES:
         return getattr(torch, dtype.removeprefix("torch."))
     raise ValueError(f"dtype must be one of {', '.join(_DTYPES)} or a torch.dtype, got {dtype!r}")
+
+
+def _device(device: str | torch.device) -> torch.device:
+    """``device`` as a ``torch.device`` that exists here, or a one-line error."""
+    import torch
+
+    try:
+        target = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"device must be like 'cpu', 'cuda' or 'cuda:1', got {device!r}") from (
+            error
+        )
+    if target.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise PolicyError(f"device {str(target)!r} asked for, but CUDA is not available here")
+        if target.index is not None and target.index >= count:
+            raise PolicyError(f"device {str(target)!r} asked for, but there are {count} GPU(s)")
+    elif target.type not in ("cpu", "mps"):
+        raise ValueError(f"device must be 'cpu', 'cuda[:N]' or 'mps', got {device!r}")
+    return target
 
 
 def _default_device() -> torch.device:
