@@ -36,3 +36,34 @@ class Count(TextEnv[int]):
 
     def _state_key(self) -> str:
         return f"{self.total}/{self.target}"
+
+
+class LongWalk(TextEnv[str]):
+    """A 500-step corridor whose observations vary in length: context wrappers' stress test."""
+
+    def _reset(self, options: dict[str, Any]) -> str:
+        self.position = 0
+        self.steps = 0
+        self.instruction = "Walk the corridor: say left or right. The walk lasts 500 steps."
+        return self.instruction
+
+    def _parse(self, action: str) -> str | Invalid:
+        value = match_action(action, {"left": "left", "right": "right"})
+        return Invalid("say left or right") if value is None else value
+
+    def _apply(self, action: str) -> Outcome:
+        self.position += 1 if action == "right" else -1
+        self.steps += 1
+        words = int(self.np_random.integers(5, 60))
+        scenery = " ".join(["tiles"] * words)
+        return Outcome(
+            f"Step {self.steps}: you are at {self.position}. You see {scenery}.",
+            0.0,
+            truncated=self.steps >= 500,
+        )
+
+    def _legal_actions(self) -> list[str]:
+        return ["left", "right"]
+
+    def _render(self) -> str:
+        return f"at {self.position} after {self.steps} steps"

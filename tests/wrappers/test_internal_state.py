@@ -1,0 +1,120 @@
+"""InternalState (MEM1): state extraction, a constant-size context, and wrapped envs."""
+
+from __future__ import annotations
+
+import pytest
+
+import turngym
+from tests.toy_envs import LongWalk
+from turngym.agents import make_expert
+from turngym.testing import check_text_env
+from turngym.wrappers.internal_state import InternalState
+
+ENVS = [
+    "turngym/FrozenLake-v0",
+    "turngym/Wordle-v0",
+    "turngym/Sokoban-v0",
+    "turngym/Maze-v0",
+    "turngym/Countdown-v0",
+    "turngym/TextNav-v0",
+]
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_expert_with_a_state_plays_as_without(env_id):
+    plain, wrapped = turngym.make(env_id), InternalState(turngym.make(env_id))
+    expert = make_expert(plain, env_id)
+    for seed in range(2):
+        expert.reset(seed=seed)
+        obs_p, info_p = plain.reset(seed=seed)
+        obs_w, _ = wrapped.reset(seed=seed)
+        assert obs_w.startswith(obs_p) and "<state>" in obs_w
+        done, turn = False, 0
+        while not done:
+            action = expert.act(obs_p, info_p)
+            obs_p, r_p, term, trunc, info_p = plain.step(action)
+            note = f"turn {turn}: played {action}"
+            obs_w, r_w, term_w, trunc_w, info_w = wrapped.step(f"<state>{note}</state>\n{action}")
+            assert (r_w, term_w, trunc_w) == (r_p, term, trunc)
+            assert obs_w.endswith(obs_p) and f"<state>{note}</state>" in obs_w
+            assert obs_w.count("<state>") == 1 and info_w["segment"] == turn + 1
+            assert info_w["context_event"] == "evict" and not info_w["state_missing"]
+            done = term or trunc
+            turn += 1
+        assert info_w.get("success") == info_p.get("success")
+
+
+@pytest.mark.parametrize("env_id", ENVS[:5])
+def test_conformance_with_the_wrapper(env_id):
+    check_text_env(
+        lambda: InternalState(turngym.make(env_id)),
+        n_fuzz=1000,
+        reset_episodes=5,
+        expert=lambda env: make_expert(env, env_id),
+    )
+
+
+@pytest.mark.parametrize(
+    ("action", "env_action", "state"),
+    [
+        ("<state>a</state> down", "down", "a"),
+        ("down <state>a</state>", "down", "a"),
+        ("<STATE>one</STATE><state> two </state>\n down ", "down", "two"),
+        ("<state>multi\nline</state>left", "left", "multi\nline"),
+        ("left <state>cut off by max tokens", "left", "cut off by max tokens"),
+        ("left", "left", None),
+    ],
+)
+def test_state_and_action_are_split(action, env_action, state):
+    env = InternalState(turngym.make("turngym/FrozenLake-v0"))
+    assert env._split(action) == (env_action, state)
+
+
+def test_missing_state_keeps_the_last_one_and_long_states_are_cut():
+    env = InternalState(turngym.make("turngym/FrozenLake-v0"), max_state_chars=10)
+    env.reset(seed=0)
+    obs, *_, info = env.step("<state>0123456789abc</state> right")
+    assert info["state_truncated"] and "<state>0123456789</state>" in obs
+    obs, *_, info = env.step("down")
+    assert info["state_missing"] and "<state>0123456789</state>" in obs
+    obs, _ = env.reset(seed=0)
+    assert env.state == "" and "0123456789" not in obs
+
+
+def test_a_200_turn_episode_keeps_a_constant_size_context():
+    tokenizer = pytest.importorskip("turngym.sdk.models").build_tiny_model  # real tokenizer
+    from transformers import AutoTokenizer
+
+    def count(text: str) -> int:
+        return len(tok.encode(text))
+
+    import tempfile
+
+    tok = AutoTokenizer.from_pretrained(tokenizer(tempfile.mkdtemp()))
+    env = InternalState(LongWalk(), max_state_chars=400)
+    obs, _ = env.reset(seed=0)
+    sizes, heads = [count(obs)], []
+    for turn in range(200):
+        obs, _, terminated, truncated, _ = env.step(f"<state>{'notes ' * turn}</state> right")
+        assert not (terminated or truncated)
+        sizes.append(count(obs))
+        heads.append(count(obs.split("</state>")[0]))  # the context before the observation
+    # The task, a state cut to 400 characters and the longest observation LongWalk makes.
+    state = "<state>" + ("notes " * 67)[:400] + "</state>"
+    longest_obs = "Step 200: you are at 200. You see " + " ".join(["tiles"] * 59) + "."
+    bound = count(env._task) + count(state) + count(longest_obs) + 8  # + separators
+    assert max(sizes) <= bound, (max(sizes), bound)
+    assert len(set(heads[70:])) == 1  # once the state is at its cap, no growth at all
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"tag": "<state>"}, "tag must be a word"),
+        ({"max_state_chars": 0}, "max_state_chars must be an int >= 1"),
+        ({"instruction": 3}, "instruction must be a string or None"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        InternalState(turngym.make("turngym/FrozenLake-v0"), **kwargs)
