@@ -1,6 +1,22 @@
 """Wrappers, one concern per file (chat history, summarization, memory, ...)."""
 
+from turngym.wrappers.gated_reward import GatedReward
+from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedule
 from turngym.wrappers.internal_state import InternalState
 from turngym.wrappers.memory import MemoryStore, MemoryTools
+from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
+from turngym.wrappers.summarize import SummarizeContext
+from turngym.wrappers.unary_feedback import UnaryFeedback
 
-__all__ = ["InternalState", "MemoryStore", "MemoryTools"]
+__all__ = [
+    "GatedReward",
+    "HorizonCurriculum",
+    "HorizonSchedule",
+    "InternalState",
+    "MemoryStore",
+    "MemoryTools",
+    "RecordEpisodes",
+    "SummarizeContext",
+    "UnaryFeedback",
+    "load_transcripts",
+]
