@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
@@ -27,3 +29,11 @@ def test_custom_env_passes_its_checks():
     out = _run(str(EXAMPLES / "custom_env.py"))
     assert "FAIL" not in out and "reset safety" in out
     assert "expert" in out  # no expert registered: reported as skipped
+
+
+@pytest.mark.slow
+def test_sb3_frozenlake_learns():
+    pytest.importorskip("stable_baselines3", reason="needs the sb3 extra")
+    out = _run(str(EXAMPLES / "sb3_frozenlake.py"))
+    after = float(out.split("success after training:")[1].split()[0])
+    assert "success before training: 0.0" in out and after >= 0.9

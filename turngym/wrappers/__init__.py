@@ -1,14 +1,17 @@
 """Wrappers, one concern per file (chat history, summarization, memory, ...)."""
 
+from turngym.wrappers.discrete_actions import DiscreteActions
 from turngym.wrappers.gated_reward import GatedReward
 from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedule
 from turngym.wrappers.internal_state import InternalState
 from turngym.wrappers.memory import MemoryStore, MemoryTools
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.summarize import SummarizeContext
+from turngym.wrappers.text_features import TextFeatures
 from turngym.wrappers.unary_feedback import UnaryFeedback
 
 __all__ = [
+    "DiscreteActions",
     "GatedReward",
     "HorizonCurriculum",
     "HorizonSchedule",
@@ -17,6 +20,7 @@ __all__ = [
     "MemoryTools",
     "RecordEpisodes",
     "SummarizeContext",
+    "TextFeatures",
     "UnaryFeedback",
     "load_transcripts",
 ]
