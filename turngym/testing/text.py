@@ -356,7 +356,10 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
                 )
             if kind == "nonstr" and not invalid:
                 raise _StepProblem(f"{where}: a non-string action was accepted")
-            if finite and kind in ("random", "empty", "huge") and not invalid:
+            # A wrapper turn (a summary, a memory call) takes free text the env never
+            # sees, so only the env's own turns must turn garbage down.
+            wrapper_turn = bool(info.get("wrapper_turn"))
+            if finite and kind in ("random", "empty", "huge") and not invalid and not wrapper_turn:
                 normal = {normalize_action(a) for a in legal or []}
                 if not isinstance(action, str) or normalize_action(action) not in normal:
                     raise _StepProblem(f"{where}: garbage was accepted by a finite-action env")

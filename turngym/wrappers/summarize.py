@@ -143,8 +143,22 @@ class SummarizeContext(gym.Wrapper[list[Message], str, str, str], RecordConstruc
 
     def step(self, action: str) -> tuple[list[Message], SupportsFloat, bool, bool, dict[str, Any]]:
         """An env action, or (after a summary request) the summary."""
+        if self._awaiting and not isinstance(action, str):
+            info = self._info(self._last_info, event=None, wrapper_turn=True)
+            info.update(
+                invalid_action=True,
+                invalid_reason=f"a summary is text, got {type(action).__name__}",
+                summary_request=True,
+            )
+            return (
+                self._fit([Message(role="user", content=self.instruction)]),
+                0.0,
+                False,
+                False,
+                info,
+            )
         if self._awaiting:
-            summary = action if isinstance(action, str) else str(action)
+            summary = action
             self._awaiting = False
             context = self._restart(summary)
             info = self._info(self._last_info, event="summary", wrapper_turn=True)
