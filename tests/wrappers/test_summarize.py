@@ -175,6 +175,7 @@ def test_a_non_text_summary_is_invalid_and_asked_again():
     while not info.get("summary_request"):
         _, _, _, _, info = env.step("right")
     obs, reward, terminated, truncated, info = env.step(None)
+    assert reward == 0.0
     assert info["invalid_action"] and info["summary_request"] and info["wrapper_turn"]
     assert obs[-1]["content"] == env.instruction and not (terminated or truncated)
     obs, *_, info = env.step("went right a lot")
