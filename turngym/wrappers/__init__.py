@@ -1,16 +1,21 @@
 """Wrappers, one concern per file (chat history, summarization, memory, ...)."""
 
+from turngym.wrappers.chat_history import ChatHistory, ChatHistoryGame
 from turngym.wrappers.discrete_actions import DiscreteActions
 from turngym.wrappers.gated_reward import GatedReward
 from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedule
 from turngym.wrappers.internal_state import InternalState
 from turngym.wrappers.memory import MemoryStore, MemoryTools
+from turngym.wrappers.parse_action import ParseAction
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
+from turngym.wrappers.sliding_window import SlidingWindow
 from turngym.wrappers.summarize import SummarizeContext
 from turngym.wrappers.text_features import TextFeatures
 from turngym.wrappers.unary_feedback import UnaryFeedback
 
 __all__ = [
+    "ChatHistory",
+    "ChatHistoryGame",
     "DiscreteActions",
     "GatedReward",
     "HorizonCurriculum",
@@ -18,7 +23,9 @@ __all__ = [
     "InternalState",
     "MemoryStore",
     "MemoryTools",
+    "ParseAction",
     "RecordEpisodes",
+    "SlidingWindow",
     "SummarizeContext",
     "TextFeatures",
     "UnaryFeedback",

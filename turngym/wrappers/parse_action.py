@@ -1,0 +1,148 @@
+r"""``ParseAction``: the action out of free LLM text (``<answer>...</answer>``, ``\boxed{}``).
+
+An LLM's reply usually holds reasoning around the action. The wrapper extracts the
+action with a tag, ``\boxed{...}`` or a regex, and sends only that to the env. A reply
+without one is a format error: ``info["format_error"] = True``, ``format_penalty`` is
+taken from the reward, and the env receives the text marked as unparsed, so it goes
+down the env's own invalid-action path (penalty, retries, truncation) and nothing raises.
+
+The logic is the plain ``ActionParser``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+from gymnasium.utils import RecordConstructorArgs
+
+__all__ = ["ActionParser", "ParseAction"]
+
+UNPARSED = "[no action found] "
+"""Put before a reply with no action in it, so no env mistakes it for an action."""
+
+
+class ActionParser:
+    r"""Finds the action in a reply: the last ``<tag>...</tag>``, ``\boxed{}`` or a regex match.
+
+    Args:
+        tag: the tag holding the action (case-insensitive); the last complete one wins.
+        pattern: a regex with one group holding the action (instead of ``tag``).
+        boxed: take the last ``\boxed{...}`` (braces may nest) instead.
+
+    Example:
+        >>> ActionParser().parse("I think <answer>left</answer> is best... <answer> up </answer>")
+        'up'
+        >>> ActionParser(boxed=True).parse(r"so \boxed{\frac{1}{2}}.")
+        '\\frac{1}{2}'
+
+    """
+
+    def __init__(
+        self, tag: str | None = "answer", pattern: str | None = None, boxed: bool = False
+    ) -> None:
+        if pattern is not None and boxed:
+            raise ValueError("give pattern= or boxed=True, not both")
+        if pattern is not None:
+            try:
+                self._regex = re.compile(pattern, re.S)
+            except re.error as error:
+                raise ValueError(f"pattern is not a valid regex: {error}") from None
+            if self._regex.groups != 1:
+                raise ValueError(f"pattern must have exactly one group, got {self._regex.groups}")
+            self.kind = "pattern"
+        elif boxed:
+            self.kind = "boxed"
+        else:
+            if not isinstance(tag, str) or not re.fullmatch(r"[A-Za-z][\w-]*", tag):
+                raise ValueError(f"tag must be a word such as 'answer', got {tag!r}")
+            self._regex = re.compile(rf"<{tag}>(.*?)</{tag}>", re.S | re.I)
+            self.kind = "tag"
+        self.tag = tag
+
+    def parse(self, text: str) -> str | None:
+        """The action in ``text``, stripped; None when there is none."""
+        if self.kind == "boxed":
+            return _last_boxed(text)
+        found = self._regex.findall(text)
+        return found[-1].strip() if found else None
+
+
+def _last_boxed(text: str) -> str | None:
+    start = text.rfind("\\boxed{")
+    while start != -1:
+        depth, k = 0, start + len("\\boxed")
+        for j in range(k, len(text)):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[k + 1 : j].strip()
+        start = text.rfind("\\boxed{", 0, start)  # unbalanced: try an earlier one
+    return None
+
+
+class ParseAction(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
+    r"""Send the env only the action inside an LLM's reply.
+
+    Args:
+        env: a text env.
+        tag: the tag around the action (default ``answer``: ``<answer>left</answer>``).
+        pattern: a regex with one group, instead of ``tag``.
+        boxed: take ``\boxed{...}`` instead of ``tag``.
+        format_penalty: taken from the reward of a step whose reply had no action.
+
+    ``info["format_error"]`` says whether the reply lacked an action. Non-string actions
+    go to the env unchanged (its invalid-action path handles them).
+
+    Example:
+        >>> import turngym
+        >>> env = ParseAction(turngym.make("turngym/FrozenLake-v0"), format_penalty=0.1)
+        >>> _ = env.reset(seed=0)
+        >>> _, reward, _, _, info = env.step("The hole is right, so <answer>down</answer>")
+        >>> info["format_error"], info["invalid_action"]
+        (False, False)
+        >>> _, reward, _, _, info = env.step("down")  # no tags
+        >>> info["format_error"], info["invalid_action"], reward
+        (True, True, -0.1)
+
+    """
+
+    def __init__(
+        self,
+        env: gym.Env[str, str],
+        tag: str = "answer",
+        pattern: str | None = None,
+        boxed: bool = False,
+        format_penalty: float = 0.0,
+    ) -> None:
+        RecordConstructorArgs.__init__(
+            self, tag=tag, pattern=pattern, boxed=boxed, format_penalty=format_penalty
+        )
+        gym.Wrapper.__init__(self, env)
+        if not isinstance(format_penalty, (int, float)) or format_penalty < 0:
+            raise ValueError(f"format_penalty must be a number >= 0, got {format_penalty!r}")
+        self.parser = ActionParser(tag, pattern, boxed)
+        self.format_penalty = float(format_penalty)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Reset the env (nothing of the wrapper's carries over)."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, {**info, "format_error": False}
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Send the extracted action, or the marked reply when there is none."""
+        if not isinstance(action, str):
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            return obs, reward, terminated, truncated, {**info, "format_error": True}
+        parsed = self.parser.parse(action)
+        error = parsed is None
+        sent = f"{UNPARSED}{action}" if parsed is None else parsed
+        obs, reward, terminated, truncated, info = self.env.step(sent)
+        if error:
+            reward = float(reward) - self.format_penalty
+        return obs, reward, terminated, truncated, {**info, "format_error": error}
