@@ -5,6 +5,7 @@ from turngym.wrappers.discrete_actions import DiscreteActions
 from turngym.wrappers.gated_reward import GatedReward
 from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedule
 from turngym.wrappers.internal_state import InternalState
+from turngym.wrappers.markovian_chunks import MarkovianChunks
 from turngym.wrappers.memory import MemoryStore, MemoryTools
 from turngym.wrappers.parse_action import ParseAction
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
@@ -21,6 +22,7 @@ __all__ = [
     "HorizonCurriculum",
     "HorizonSchedule",
     "InternalState",
+    "MarkovianChunks",
     "MemoryStore",
     "MemoryTools",
     "ParseAction",

@@ -1,0 +1,159 @@
+"""``MarkovianChunks`` (Delethink): long reasoning in fixed-size chunks with a short carry-over.
+
+Instead of one ever-growing chain of thought, the agent reasons in chunks of at most
+``chunk_tokens`` tokens. A chunk without an answer is a wrapper turn
+(``info["wrapper_turn"] = True``, ``context_event = "chunk"``, ``segment`` + 1): the env
+does not see it, and the next observation is the env's latest observation (the task,
+in a single-answer env) plus only the last ``carry_tokens`` tokens of that chunk, so
+the context stays constant in size however long the reasoning runs. A chunk with
+``<answer>...</answer>`` sends the answer to the env. After ``max_chunks`` chunks in a
+row without an answer the episode is truncated (``info["overlong"] = True``).
+
+Tokens are counted with ``tokenizer`` (anything with ``encode``/``decode``, e.g. a
+Hugging Face tokenizer) or, without one, as whitespace-separated words.
+"""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+from gymnasium.utils import RecordConstructorArgs
+
+from turngym.wrappers.parse_action import ActionParser
+
+__all__ = ["MarkovianChunks"]
+
+CARRY_HEADER = "Your reasoning so far ends with:"
+
+
+class MarkovianChunks(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
+    """Reason in chunks; the context is the latest observation plus the last chunk's tail.
+
+    Args:
+        env: a text env (typically one that ends after one answer).
+        chunk_tokens: the most tokens of a chunk that count (a longer chunk is cut;
+            generate with ``max_new_tokens=chunk_tokens``; ``info["chunk_tokens"]``).
+        carry_tokens: how many of the chunk's last tokens the next context keeps.
+        max_chunks: chunks in a row without an answer before the episode is truncated.
+        tag: the tag around the answer (``<answer>...</answer>``).
+        tokenizer: ``encode(text) -> ids`` / ``decode(ids) -> text``; None: words.
+
+    Example:
+        >>> import turngym
+        >>> env = MarkovianChunks(turngym.make("turngym/Countdown-v0"), 64, 8)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, r, term, trunc, info = env.step("Let me try adding the two biggest numbers first")
+        >>> info["context_event"], obs.endswith("the two biggest numbers first")
+        ('chunk', True)
+
+    """
+
+    def __init__(
+        self,
+        env: gym.Env[str, str],
+        chunk_tokens: int,
+        carry_tokens: int,
+        max_chunks: int = 16,
+        tag: str = "answer",
+        tokenizer: Any = None,
+    ) -> None:
+        RecordConstructorArgs.__init__(
+            self,
+            chunk_tokens=chunk_tokens,
+            carry_tokens=carry_tokens,
+            max_chunks=max_chunks,
+            tag=tag,
+        )
+        gym.Wrapper.__init__(self, env)
+        for name, value, low in (
+            ("chunk_tokens", chunk_tokens, 1),
+            ("carry_tokens", carry_tokens, 0),
+            ("max_chunks", max_chunks, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if carry_tokens >= chunk_tokens:
+            raise ValueError(
+                f"carry_tokens ({carry_tokens}) must be below chunk_tokens ({chunk_tokens})"
+            )
+        if tokenizer is not None and not (
+            callable(getattr(tokenizer, "encode", None))
+            and callable(getattr(tokenizer, "decode", None))
+        ):
+            raise ValueError("tokenizer must have encode(text) and decode(ids)")
+        self.chunk_tokens = chunk_tokens
+        self.carry_tokens = carry_tokens
+        self.max_chunks = max_chunks
+        self.parser = ActionParser(tag)
+        self.tokenizer = tokenizer
+        self._prompt = ""
+        self._last_info: dict[str, Any] = {}
+        self.chunks = 0  # reasoning chunks this episode
+        self._since = 0  # ... since the last answer
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Reset the env; the first context is the task alone."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._prompt, self._last_info, self.chunks, self._since = obs, dict(info), 0, 0
+        return obs, self._info(info, event=None, wrapper_turn=False)
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """A chunk with an answer goes to the env; one without carries its tail over."""
+        if not isinstance(action, str):
+            return self._to_env(action)
+        chunk = self._cut(action)
+        answer = self.parser.parse(chunk)
+        if answer is not None:
+            return self._to_env(answer)
+        self.chunks += 1
+        self._since += 1
+        overlong = self._since >= self.max_chunks
+        carry = self._tail(chunk)
+        obs = f"{self._prompt}\n\n{CARRY_HEADER}\n{carry}" if carry else self._prompt
+        info = self._info(self._last_info, event="chunk", wrapper_turn=True)
+        info["invalid_action"] = False
+        if overlong:
+            info["overlong"] = True
+        return obs, 0.0, False, overlong, info
+
+    # -- internals -----------------------------------------------------------------
+
+    def _to_env(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        self._since = 0
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._prompt, self._last_info = obs, dict(info)
+        return obs, reward, terminated, truncated, self._info(info, None, False)
+
+    def _tokens(self, text: str) -> list[Any]:
+        return list(self.tokenizer.encode(text)) if self.tokenizer is not None else text.split()
+
+    def _text(self, tokens: list[Any]) -> str:
+        return (
+            str(self.tokenizer.decode(tokens)) if self.tokenizer is not None else " ".join(tokens)
+        )
+
+    def _cut(self, chunk: str) -> str:
+        """``chunk`` cut to ``chunk_tokens`` tokens."""
+        tokens = self._tokens(chunk)
+        return (
+            chunk if len(tokens) <= self.chunk_tokens else self._text(tokens[: self.chunk_tokens])
+        )
+
+    def _tail(self, chunk: str) -> str:
+        """The last ``carry_tokens`` tokens of ``chunk``."""
+        if self.carry_tokens == 0:
+            return ""
+        return self._text(self._tokens(chunk)[-self.carry_tokens :]).strip()
+
+    def _info(self, info: dict[str, Any], event: str | None, wrapper_turn: bool) -> dict[str, Any]:
+        out = dict(info)
+        out.update(
+            context_event=event,
+            segment=self.chunks,
+            wrapper_turn=wrapper_turn,
+            chunk_tokens=self.chunk_tokens,
+        )
+        return out
