@@ -119,3 +119,23 @@ def test_repeated_format_errors_truncate_like_invalid_actions():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ParseAction(turngym.make("turngym/FrozenLake-v0"), **kwargs)
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/TicTacToe-v0", "turngym/KuhnPoker-v0"])
+def test_games_parse_each_players_reply(game_id):
+    from pettingzoo.test import api_test
+
+    from turngym.wrappers.parse_action import ParseActionGame
+
+    api_test(ParseActionGame(turngym.make_game(game_id)), num_cycles=10)
+    game = ParseActionGame(turngym.make_game(game_id, invalid_action_penalty=1.0))
+    game.reset(seed=0)
+    first = game.agent_selection
+    legal = game.infos[first]["legal_actions"]
+    game.step(legal[0])  # untagged: a format error, the game's invalid path
+    assert game.infos[first]["format_error"] and game.infos[first]["invalid_action"]
+    assert game.agent_selection == first and sum(game.rewards.values()) == 0  # zero-sum
+    game.step(f"I pick <answer>{legal[0]}</answer>")
+    assert not game.infos[first]["format_error"] and not game.infos[first]["invalid_action"]
+    assert game.agent_selection != first

@@ -7,7 +7,7 @@ from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedu
 from turngym.wrappers.internal_state import InternalState
 from turngym.wrappers.markovian_chunks import MarkovianChunks
 from turngym.wrappers.memory import MemoryStore, MemoryTools
-from turngym.wrappers.parse_action import ParseAction
+from turngym.wrappers.parse_action import ParseAction, ParseActionGame
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.sliding_window import SlidingWindow
 from turngym.wrappers.summarize import SummarizeContext
@@ -26,6 +26,7 @@ __all__ = [
     "MemoryStore",
     "MemoryTools",
     "ParseAction",
+    "ParseActionGame",
     "RecordEpisodes",
     "SlidingWindow",
     "SummarizeContext",

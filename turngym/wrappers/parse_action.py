@@ -16,8 +16,9 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
+from pettingzoo.utils.wrappers import BaseWrapper
 
-__all__ = ["ActionParser", "ParseAction"]
+__all__ = ["ActionParser", "ParseAction", "ParseActionGame"]
 
 UNPARSED = "[no action found] "
 """Put before a reply with no action in it, so no env mistakes it for an action."""
@@ -146,3 +147,32 @@ class ParseAction(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         if error:
             reward = float(reward) - self.format_penalty
         return obs, reward, terminated, truncated, {**info, "format_error": error}
+
+
+class ParseActionGame(BaseWrapper[str, Any, str]):
+    """``ParseAction`` for a PettingZoo game: each player's reply is parsed the same way.
+
+    A reply without an action reaches the game marked as unparsed, so the game's own
+    invalid-action policy applies (its penalty keeps the game zero-sum);
+    ``infos[agent]["format_error"]`` tells the acting player what happened.
+    """
+
+    def __init__(
+        self, env: Any, tag: str = "answer", pattern: str | None = None, boxed: bool = False
+    ) -> None:
+        super().__init__(env)
+        self.parser = ActionParser(tag, pattern, boxed)
+
+    def step(self, action: Any) -> None:
+        """Parse ``action`` for the player to move, then play it."""
+        agent = self.agent_selection
+        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if done or not isinstance(action, str):
+            super().step(action)
+            if not done and agent in self.infos:
+                self.infos[agent]["format_error"] = True
+            return
+        parsed = self.parser.parse(action)
+        super().step(f"{UNPARSED}{action}" if parsed is None else parsed)
+        if agent in self.infos:
+            self.infos[agent]["format_error"] = parsed is None
