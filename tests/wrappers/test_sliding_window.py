@@ -114,3 +114,29 @@ def test_bad_arguments(kwargs, message):
 def test_chat_options_cannot_be_given_twice():
     with pytest.raises(ValueError, match="belong to the ChatHistory already there"):
         SlidingWindow(ChatHistory(LongWalk()), system="again")
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/ConnectFour-v0", "turngym/KuhnPoker-v0"])
+def test_games_window_each_players_conversation(game_id):
+    from pettingzoo.test import api_test
+
+    from turngym.wrappers.sliding_window import SlidingWindowGame
+
+    kwargs = {"rounds": 3} if "Kuhn" in game_id else {}  # a few turns per player
+    api_test(SlidingWindowGame(turngym.make_game(game_id, **kwargs)), num_cycles=10)
+    game = SlidingWindowGame(turngym.make_game(game_id, **kwargs), keep_last=1)
+    game.reset(seed=0)
+    seen = dict.fromkeys(game.possible_agents, 0)
+    for agent in game.agent_iter(60):
+        obs, _, terminated, truncated, info = game.last()
+        messages = obs["messages"]
+        users = [m["content"] for m in messages[1:] if m["role"] == "user"]
+        assert users[:-1] == [PLACEHOLDER] * (len(users) - 1)  # only the latest in full
+        assert messages[-1]["content"] == game.unwrapped.observe(agent)["text"]
+        seen[agent] = max(seen[agent], len(users))
+        if terminated or truncated:
+            game.step(None)
+            continue
+        game.step(info["legal_actions"][0])
+    assert max(seen.values()) >= 2

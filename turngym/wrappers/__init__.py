@@ -9,7 +9,7 @@ from turngym.wrappers.markovian_chunks import MarkovianChunks
 from turngym.wrappers.memory import MemoryStore, MemoryTools
 from turngym.wrappers.parse_action import ParseAction, ParseActionGame
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
-from turngym.wrappers.sliding_window import SlidingWindow
+from turngym.wrappers.sliding_window import SlidingWindow, SlidingWindowGame
 from turngym.wrappers.summarize import SummarizeContext
 from turngym.wrappers.text_features import TextFeatures
 from turngym.wrappers.unary_feedback import UnaryFeedback
@@ -29,6 +29,7 @@ __all__ = [
     "ParseActionGame",
     "RecordEpisodes",
     "SlidingWindow",
+    "SlidingWindowGame",
     "SummarizeContext",
     "TextFeatures",
     "UnaryFeedback",

@@ -19,9 +19,9 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
 from turngym.spaces import Chat, Message
-from turngym.wrappers.chat_history import ChatHistory
+from turngym.wrappers.chat_history import ChatHistory, ChatHistoryGame
 
-__all__ = ["SlidingWindow", "window"]
+__all__ = ["SlidingWindow", "SlidingWindowGame", "window"]
 
 PLACEHOLDER = "[earlier output omitted]"
 
@@ -140,3 +140,38 @@ def _find_chat(env: gym.Env[Any, Any]) -> ChatHistory | None:
             return env
         env = env.env
     return None
+
+
+class SlidingWindowGame(ChatHistoryGame):
+    """``SlidingWindow`` for a PettingZoo game: each player's conversation is windowed.
+
+    Args:
+        env: a turngym game (see ``ChatHistoryGame``).
+        keep_last: outputs after the rules shown in full to each player.
+        placeholder: what replaces an older output.
+        system, max_turns: as for ``ChatHistoryGame``.
+
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        keep_last: int = 3,
+        placeholder: str = PLACEHOLDER,
+        system: str | None = None,
+        max_turns: int | None = None,
+    ) -> None:
+        if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
+            raise ValueError(f"keep_last must be an int >= 1, got {keep_last!r}")
+        if not isinstance(placeholder, str):
+            raise ValueError(f"placeholder must be a string, got {placeholder!r}")
+        super().__init__(env, system=system, max_turns=max_turns)
+        self.keep_last = keep_last
+        self.placeholder = placeholder
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The agent's conversation with its older outputs replaced."""
+        out = super().observe(agent)
+        head = len(self._logs[agent].head)
+        out["messages"] = window(out["messages"], head, self.keep_last, self.placeholder)
+        return out
