@@ -118,3 +118,29 @@ def test_a_200_turn_episode_keeps_a_constant_size_context():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         InternalState(turngym.make("turngym/FrozenLake-v0"), **kwargs)
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/TicTacToe-v0", "turngym/KuhnPoker-v0"])
+def test_games_keep_a_state_per_player(game_id):
+    from pettingzoo.test import api_test
+
+    from turngym.wrappers.internal_state import InternalStateGame
+
+    api_test(InternalStateGame(turngym.make_game(game_id)), num_cycles=10)
+    game = InternalStateGame(turngym.make_game(game_id))
+    game.reset(seed=0)
+    moves = dict.fromkeys(game.possible_agents, 0)
+    for agent in game.agent_iter(40):
+        obs, _, terminated, truncated, info = game.last()
+        if moves[agent]:
+            assert f"<state>{agent} moved {moves[agent]} times</state>" in obs["text"]
+        assert game.unwrapped.observe(agent)["text"] in obs["text"]
+        if terminated or truncated:
+            game.step(None)
+            continue
+        moves[agent] += 1
+        legal = info["legal_actions"][0]
+        game.step(f"<state>{agent} moved {moves[agent]} times</state> {legal}")
+        assert not game.infos.get(agent, {}).get("invalid_action")
+    assert sum(moves.values()) >= 2

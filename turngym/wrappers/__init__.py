@@ -4,7 +4,7 @@ from turngym.wrappers.chat_history import ChatHistory, ChatHistoryGame
 from turngym.wrappers.discrete_actions import DiscreteActions
 from turngym.wrappers.gated_reward import GatedReward
 from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedule
-from turngym.wrappers.internal_state import InternalState
+from turngym.wrappers.internal_state import InternalState, InternalStateGame
 from turngym.wrappers.markovian_chunks import MarkovianChunks
 from turngym.wrappers.memory import MemoryStore, MemoryTools
 from turngym.wrappers.parse_action import ParseAction, ParseActionGame
@@ -22,6 +22,7 @@ __all__ = [
     "HorizonCurriculum",
     "HorizonSchedule",
     "InternalState",
+    "InternalStateGame",
     "MarkovianChunks",
     "MemoryStore",
     "MemoryTools",

@@ -18,10 +18,11 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.spaces import Unicode
 
-__all__ = ["InternalState"]
+__all__ = ["InternalState", "InternalStateGame"]
 
 DEFAULT_INSTRUCTION = (
     "Keep an internal state: every turn, first write everything worth remembering "
@@ -130,3 +131,62 @@ class InternalState(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
     def _context(self, obs: str) -> str:
         tag = self.tag
         return f"{self._task}\n\n<{tag}>{self.state}</{tag}>\n\n{obs}"
+
+
+class InternalStateGame(BaseWrapper[str, Any, str]):
+    """``InternalState`` for a PettingZoo game: each player keeps its own state.
+
+    A player's observation text becomes its first observation (the rules and its first
+    deal), its latest ``<state>``, and what it reads now; the action mask passes through.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        tag: str = "state",
+        max_state_chars: int = 2000,
+        instruction: str | None = None,
+    ) -> None:
+        super().__init__(env)
+        # The single-agent wrapper's checks and text, on a stand-in env it never steps.
+        self._core = InternalState(
+            _Blank(), tag=tag, max_state_chars=max_state_chars, instruction=instruction
+        )
+        self._tasks: dict[str, str] = {}
+        self._states: dict[str, str] = {}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the game; every player starts without a state."""
+        super().reset(seed=seed, options=options)
+        self._tasks, self._states = {}, {}
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The player's task, its latest state and its current observation."""
+        inner = self.env.observe(agent)
+        text = inner["text"] if isinstance(inner, dict) else str(inner)
+        if agent not in self._tasks:  # first sight: the rules are the task
+            self._tasks[agent] = text
+            shown = f"{text}\n\n{self._core.instruction}"
+        else:
+            tag, state = self._core.tag, self._states.get(agent, "")
+            shown = f"{self._tasks[agent]}\n\n<{tag}>{state}</{tag}>\n\n{text}"
+        return {**inner, "text": shown} if isinstance(inner, dict) else {"text": shown}
+
+    def step(self, action: Any) -> None:
+        """Keep the state the player wrote; the rest of its text is the move."""
+        agent = self.agent_selection
+        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if not done and isinstance(action, str):
+            if agent not in self._tasks:
+                self.observe(agent)  # it acted unseen: its first observation is still the task
+            action, state = self._core._split(action)
+            if state is not None:
+                self._states[agent] = state[: self._core.max_state_chars]
+        super().step(action)
+
+
+class _Blank(gym.Env[str, str]):
+    """A do-nothing text env: lets ``InternalStateGame`` reuse ``InternalState``'s checks."""
+
+    observation_space = Unicode(1)
+    action_space = Unicode(1)
