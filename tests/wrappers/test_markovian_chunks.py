@@ -115,3 +115,46 @@ def test_non_strings_reach_the_env_invalid_path():
 def test_bad_arguments(args, message):
     with pytest.raises(ValueError, match=message):
         MarkovianChunks(turngym.make("turngym/Countdown-v0"), *args)
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/TicTacToe-v0", "turngym/KuhnPoker-v0"])
+def test_games_let_each_player_think_in_chunks(game_id):
+    from pettingzoo.test import api_test
+
+    from turngym.wrappers.markovian_chunks import MarkovianChunksGame
+
+    api_test(MarkovianChunksGame(turngym.make_game(game_id), 16, 3), num_cycles=10)
+    plain = turngym.make_game(game_id)
+    game = MarkovianChunksGame(turngym.make_game(game_id), 16, 3, max_chunks=3)
+    plain.reset(seed=2)
+    game.reset(seed=2)
+    totals = dict.fromkeys(game.possible_agents, 0.0)
+    for agent in game.agent_iter(200):
+        obs, reward, terminated, truncated, info = game.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            game.step(None)
+            continue
+        assert obs["text"].startswith(plain.observe(agent)["text"])
+        if not info.get("wrapper_turn"):
+            game.step(f"{agent} ponders the position carefully")
+            assert game.agent_selection == agent
+            assert game.infos[agent]["context_event"] == "chunk"
+            continue
+        assert obs["text"].endswith(f"{CARRY_HEADER}\nthe position carefully")
+        move = info["legal_actions"][0]
+        game.step(f"ok <answer>{move}</answer>")
+        plain.step(move)
+    assert [totals[a] for a in game.possible_agents] == plain.returns
+
+
+def test_games_after_max_chunks_the_chunk_is_the_move():
+    from turngym.wrappers.markovian_chunks import MarkovianChunksGame
+
+    game = MarkovianChunksGame(turngym.make_game("turngym/TicTacToe-v0"), 16, 3, max_chunks=2)
+    game.reset(seed=0)
+    game.step("thinking")
+    assert game.infos["player_0"]["wrapper_turn"]
+    game.step("b2")  # the second chunk in a row, no tags: played as the move
+    assert game.agent_selection == "player_1" and not game.infos["player_0"]["invalid_action"]

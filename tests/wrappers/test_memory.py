@@ -324,3 +324,35 @@ def test_a_prefilled_store_comes_back_at_every_reset():
     env.step("memory_insert: extra")
     _, info = env.reset(seed=0)
     assert info["memory_size"] == 50 and 1 in store and 51 not in store
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/TicTacToe-v0", "turngym/KuhnPoker-v0"])
+def test_games_give_each_player_a_memory_and_tool_turns_leave_the_game_alone(game_id):
+    from pettingzoo.test import api_test
+
+    from turngym.wrappers.memory import MemoryToolsGame
+
+    api_test(MemoryToolsGame(turngym.make_game(game_id)), num_cycles=10)
+    plain, game = turngym.make_game(game_id), MemoryToolsGame(turngym.make_game(game_id))
+    plain.reset(seed=4)
+    game.reset(seed=4)
+    totals = dict.fromkeys(game.possible_agents, 0.0)
+    for agent in game.agent_iter(200):
+        obs, reward, terminated, truncated, info = game.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            game.step(None)
+            continue
+        assert obs["text"].startswith(plain.observe(agent)["text"]) or info.get("wrapper_turn")
+        if not info.get("wrapper_turn"):  # a tool call before every move
+            game.step(f"memory_insert: {agent} saw turn {plain.turn}")
+            assert game.agent_selection == agent and game.infos[agent]["wrapper_turn"]
+            continue
+        assert "Stored as memory" in obs["text"] and f"{agent} saw turn" in obs["text"]
+        move = info["legal_actions"][0]
+        game.step(move)
+        plain.step(move)
+    assert game.unwrapped.returns == plain.returns
+    assert [totals[a] for a in game.possible_agents] == plain.returns
+    assert all(len(store) >= 1 for store in game.stores.values())

@@ -5,8 +5,8 @@ from turngym.wrappers.discrete_actions import DiscreteActions
 from turngym.wrappers.gated_reward import GatedReward
 from turngym.wrappers.horizon_curriculum import HorizonCurriculum, HorizonSchedule
 from turngym.wrappers.internal_state import InternalState, InternalStateGame
-from turngym.wrappers.markovian_chunks import MarkovianChunks
-from turngym.wrappers.memory import MemoryStore, MemoryTools
+from turngym.wrappers.markovian_chunks import MarkovianChunks, MarkovianChunksGame
+from turngym.wrappers.memory import MemoryStore, MemoryTools, MemoryToolsGame
 from turngym.wrappers.parse_action import ParseAction, ParseActionGame
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.sliding_window import SlidingWindow, SlidingWindowGame
@@ -24,8 +24,10 @@ __all__ = [
     "InternalState",
     "InternalStateGame",
     "MarkovianChunks",
+    "MarkovianChunksGame",
     "MemoryStore",
     "MemoryTools",
+    "MemoryToolsGame",
     "ParseAction",
     "ParseActionGame",
     "RecordEpisodes",

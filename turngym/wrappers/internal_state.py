@@ -21,6 +21,7 @@ from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.spaces import Unicode
+from turngym.wrappers.game_turns import BlankEnv
 
 __all__ = ["InternalState", "InternalStateGame"]
 
@@ -150,7 +151,7 @@ class InternalStateGame(BaseWrapper[str, Any, str]):
         super().__init__(env)
         # The single-agent wrapper's checks and text, on a stand-in env it never steps.
         self._core = InternalState(
-            _Blank(), tag=tag, max_state_chars=max_state_chars, instruction=instruction
+            BlankEnv(), tag=tag, max_state_chars=max_state_chars, instruction=instruction
         )
         self._tasks: dict[str, str] = {}
         self._states: dict[str, str] = {}
@@ -183,10 +184,3 @@ class InternalStateGame(BaseWrapper[str, Any, str]):
             if state is not None:
                 self._states[agent] = state[: self._core.max_state_chars]
         super().step(action)
-
-
-class _Blank(gym.Env[str, str]):
-    """A do-nothing text env: lets ``InternalStateGame`` reuse ``InternalState``'s checks."""
-
-    observation_space = Unicode(1)
-    action_space = Unicode(1)

@@ -19,10 +19,12 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
+from pettingzoo.utils.wrappers import BaseWrapper
 
+from turngym.wrappers.game_turns import BlankEnv, wrapper_turn
 from turngym.wrappers.parse_action import ActionParser
 
-__all__ = ["MarkovianChunks"]
+__all__ = ["MarkovianChunks", "MarkovianChunksGame"]
 
 CARRY_HEADER = "Your reasoning so far ends with:"
 
@@ -157,3 +159,63 @@ class MarkovianChunks(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
             chunk_tokens=self.chunk_tokens,
         )
         return out
+
+
+class MarkovianChunksGame(BaseWrapper[str, Any, str]):
+    """``MarkovianChunks`` for a PettingZoo game: each player reasons in its own chunks.
+
+    A chunk without an answer is a wrapper turn: the game waits, the player stays to
+    move, and its next observation ends with the chunk's tail. After ``max_chunks`` in
+    a row, the chunk goes to the game as the move (the game's invalid-action rules
+    decide). Arguments as for ``MarkovianChunks``.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        chunk_tokens: int,
+        carry_tokens: int,
+        max_chunks: int = 16,
+        tag: str = "answer",
+        tokenizer: Any = None,
+    ) -> None:
+        super().__init__(env)
+        self._core = MarkovianChunks(
+            BlankEnv(), chunk_tokens, carry_tokens, max_chunks, tag, tokenizer
+        )
+        self._carry: dict[str, str] = {}
+        self._since: dict[str, int] = {}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the game; nobody has reasoned yet."""
+        super().reset(seed=seed, options=options)
+        self._carry, self._since = {}, {}
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The game's observation, then the tail of the player's last chunk."""
+        inner = self.env.observe(agent)
+        carry = self._carry.get(agent)
+        if not carry:
+            return dict(inner) if isinstance(inner, dict) else {"text": str(inner)}
+        text = inner["text"] if isinstance(inner, dict) else str(inner)
+        shown = f"{text}\n\n{CARRY_HEADER}\n{carry}"
+        return {**inner, "text": shown} if isinstance(inner, dict) else {"text": shown}
+
+    def step(self, action: Any) -> None:
+        """An answer (or the last allowed chunk) is the move; other chunks wait."""
+        agent = self.agent_selection
+        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if done or not isinstance(action, str):
+            super().step(action)
+            return
+        core = self._core
+        chunk = core._cut(action)
+        answer = core.parser.parse(chunk)
+        since = self._since.get(agent, 0) + 1
+        if answer is None and since < core.max_chunks:
+            self._since[agent] = since
+            self._carry[agent] = core._tail(chunk)
+            wrapper_turn(self, agent, context_event="chunk", segment=since)
+            return
+        self._since[agent], self._carry[agent] = 0, ""
+        super().step(answer if answer is not None else chunk)

@@ -34,15 +34,21 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils import RecordConstructorArgs
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from turngym.wrappers.game_turns import wrapper_turn
 
 __all__ = [
     "Embedder",
     "HashingEmbedder",
     "MemoryStore",
     "MemoryTools",
+    "MemoryToolsGame",
     "MiniLMEmbedder",
     "ToolCall",
     "parse_tool_call",
+    "run_tool",
+    "show_memory",
 ]
 
 Embedder = Callable[[Sequence[str]], np.ndarray]
@@ -482,36 +488,10 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
     # -- internals -----------------------------------------------------------------
 
     def _run(self, call: ToolCall) -> tuple[str, bool]:
-        """Execute ``call``: (what the agent is told, whether it worked)."""
-        if call.error:
-            return f"Memory call error: {call.error}.", False
-        store, tool = self.store, call.tool
-        if tool == "memory_insert":
-            return f"Stored as memory [{store.insert(call.text)}].", True
-        if call.entry_id is not None and call.entry_id not in store:
-            return f"Memory call error: no memory [{call.entry_id}].", False
-        if tool == "memory_update" and call.entry_id is not None:
-            store.update(call.entry_id, call.text)
-            return f"Updated memory [{call.entry_id}].", True
-        if tool == "memory_delete" and call.entry_id is not None:
-            store.delete(call.entry_id)
-            return f"Deleted memory [{call.entry_id}].", True
-        hits = store.search(call.text, k=call.k or self.search_k)
-        if not hits:
-            return f"Search {call.text!r}: memory is empty.", True
-        lines = "\n".join(f"[{i}] ({score:.2f}) {text}" for i, score, text in hits)
-        return f"Search {call.text!r}:\n{lines}", True
+        return run_tool(self.store, call, self.search_k)
 
     def _show(self, obs: str, first: bool = False) -> str:
-        core = self.store.recent(self.core_size)
-        shown = "\n".join(f"[{i}] {text}" for i, text in core) if core else "(empty)"
-        text = f"{obs}\n\nCore memory ({len(self.store)} entries in all):\n{shown}"
-        if first:
-            text += (
-                "\n\nMemory tools (one per turn, instead of an action): memory_insert: TEXT"
-                " | memory_update: ID: TEXT | memory_delete: ID | memory_search: QUERY"
-            )
-        return text
+        return show_memory(self.store, obs, self.core_size, first)
 
     def _info(self, info: dict[str, Any], wrapper_turn: bool) -> dict[str, Any]:
         out = dict(info)
@@ -520,3 +500,114 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         if wrapper_turn:  # a tool turn changes nothing in the env
             out["invalid_action"] = False
         return out
+
+
+def run_tool(store: MemoryStore, call: ToolCall, search_k: int) -> tuple[str, bool]:
+    """Execute ``call`` on ``store``: (what the agent is told, whether it worked)."""
+    if call.error:
+        return f"Memory call error: {call.error}.", False
+    tool = call.tool
+    if tool == "memory_insert":
+        return f"Stored as memory [{store.insert(call.text)}].", True
+    if call.entry_id is not None and call.entry_id not in store:
+        return f"Memory call error: no memory [{call.entry_id}].", False
+    if tool == "memory_update" and call.entry_id is not None:
+        store.update(call.entry_id, call.text)
+        return f"Updated memory [{call.entry_id}].", True
+    if tool == "memory_delete" and call.entry_id is not None:
+        store.delete(call.entry_id)
+        return f"Deleted memory [{call.entry_id}].", True
+    hits = store.search(call.text, k=call.k or search_k)
+    if not hits:
+        return f"Search {call.text!r}: memory is empty.", True
+    lines = "\n".join(f"[{i}] ({score:.2f}) {text}" for i, score, text in hits)
+    return f"Search {call.text!r}:\n{lines}", True
+
+
+def show_memory(store: MemoryStore, obs: str, core_size: int, first: bool = False) -> str:
+    """``obs`` followed by the core memory (and, on the first observation, the tools)."""
+    core = store.recent(core_size)
+    shown = "\n".join(f"[{i}] {text}" for i, text in core) if core else "(empty)"
+    text = f"{obs}\n\nCore memory ({len(store)} entries in all):\n{shown}"
+    if first:
+        text += (
+            "\n\nMemory tools (one per turn, instead of an action): memory_insert: TEXT"
+            " | memory_update: ID: TEXT | memory_delete: ID | memory_search: QUERY"
+        )
+    return text
+
+
+class MemoryToolsGame(BaseWrapper[str, Any, str]):
+    """``MemoryTools`` for a PettingZoo game: each player has its own memory.
+
+    A tool call is a wrapper turn: the game does not move, the player stays to move,
+    and its next observation starts with the tool's result. Memory is emptied on reset.
+
+    Args:
+        env: a turngym game.
+        embedder, core_size, search_k, max_tool_calls: as for ``MemoryTools``.
+
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        embedder: Embedder | str | None = None,
+        core_size: int = 5,
+        search_k: int = 3,
+        max_tool_calls: int = 8,
+    ) -> None:
+        super().__init__(env)
+        for name, value, low in (
+            ("core_size", core_size, 0),
+            ("search_k", search_k, 1),
+            ("max_tool_calls", max_tool_calls, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        self._embedder = _embedder(embedder)  # one embedder shared by every player's store
+        self.core_size, self.search_k, self.max_tool_calls = core_size, search_k, max_tool_calls
+        self.stores: dict[str, MemoryStore] = {}
+        self._results: dict[str, str] = {}
+        self._streak: dict[str, int] = {}
+        self._seen: set[str] = set()
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the game and every player's memory."""
+        super().reset(seed=seed, options=options)
+        self.stores = {a: MemoryStore(self._embedder) for a in self.possible_agents}
+        self._results, self._seen = {}, set()
+        self._streak = dict.fromkeys(self.possible_agents, 0)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The game's observation, a pending tool result first, the core memory last."""
+        inner = self.env.observe(agent)
+        text = inner["text"] if isinstance(inner, dict) else str(inner)
+        result = self._results.get(agent)
+        if result:
+            text = f"{result}\n\n{text}"
+        first = agent not in self._seen
+        self._seen.add(agent)
+        shown = show_memory(self.stores[agent], text, self.core_size, first)
+        return {**inner, "text": shown} if isinstance(inner, dict) else {"text": shown}
+
+    def step(self, action: Any) -> None:
+        """A tool call is answered here (the game waits); anything else is a move."""
+        agent = self.agent_selection
+        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        call = parse_tool_call(action) if isinstance(action, str) and not done else None
+        if call is None:
+            self._results.pop(agent, None)
+            if agent in self._streak:
+                self._streak[agent] = 0
+            super().step(action)
+            if agent in self.infos:
+                self.infos[agent]["wrapper_turn"] = False
+            return
+        self._streak[agent] += 1
+        if self._streak[agent] > self.max_tool_calls:
+            result, ok = "Refused: too many memory calls in a row; make a move now.", False
+        else:
+            result, ok = run_tool(self.stores[agent], call, self.search_k)
+        self._results[agent] = result
+        wrapper_turn(self, agent, tool=call.tool, tool_ok=ok, memory_size=len(self.stores[agent]))
