@@ -180,3 +180,38 @@ def test_a_non_text_summary_is_invalid_and_asked_again():
     assert obs[-1]["content"] == env.instruction and not (terminated or truncated)
     obs, *_, info = env.step("went right a lot")
     assert info["context_event"] == "summary" and "went right a lot" in obs[-1]["content"]
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/ConnectFour-v0", "turngym/KuhnPoker-v0"])
+def test_games_keep_each_players_conversation_in_budget(game_id):
+    from pettingzoo.test import api_test
+
+    from turngym.wrappers.summarize import SummarizeContextGame
+
+    kwargs = {"rounds": 6} if "Kuhn" in game_id else {}
+    budget = 700
+    api_test(SummarizeContextGame(turngym.make_game(game_id, **kwargs), budget), num_cycles=10)
+    plain = turngym.make_game(game_id, **kwargs)
+    game = SummarizeContextGame(turngym.make_game(game_id, **kwargs), budget, max_summaries=50)
+    plain.reset(seed=1)
+    game.reset(seed=1)
+    totals = dict.fromkeys(game.possible_agents, 0.0)
+    for agent in game.agent_iter(500):
+        obs, reward, terminated, truncated, info = game.last()
+        totals[agent] += reward
+        assert approx_tokens(obs["messages"]) <= budget
+        if terminated or truncated:
+            game.step(None)
+            continue
+        if obs["messages"][-1]["content"] == game._core.instruction:
+            game.step(f"{agent} summary: playing the first legal move each time")
+            assert game.infos[agent]["context_event"] == "summary"
+            assert game.agent_selection == agent
+            continue
+        assert obs["messages"][-1]["content"] == plain.observe(agent)["text"]
+        move = info["legal_actions"][0]
+        game.step(move)
+        plain.step(move)
+    assert sum(game.summaries.values()) >= 1
+    assert [totals[a] for a in game.possible_agents] == plain.returns

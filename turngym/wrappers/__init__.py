@@ -10,7 +10,7 @@ from turngym.wrappers.memory import MemoryStore, MemoryTools, MemoryToolsGame
 from turngym.wrappers.parse_action import ParseAction, ParseActionGame
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.sliding_window import SlidingWindow, SlidingWindowGame
-from turngym.wrappers.summarize import SummarizeContext
+from turngym.wrappers.summarize import SummarizeContext, SummarizeContextGame
 from turngym.wrappers.text_features import TextFeatures
 from turngym.wrappers.unary_feedback import UnaryFeedback
 
@@ -34,6 +34,7 @@ __all__ = [
     "SlidingWindow",
     "SlidingWindowGame",
     "SummarizeContext",
+    "SummarizeContextGame",
     "TextFeatures",
     "UnaryFeedback",
     "load_transcripts",

@@ -25,8 +25,10 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
 from turngym.spaces import Chat, Message
+from turngym.wrappers.chat_history import ChatHistoryGame, ChatLog
+from turngym.wrappers.game_turns import BlankEnv, wrapper_turn
 
-__all__ = ["SummarizeContext", "approx_tokens"]
+__all__ = ["SummarizeContext", "SummarizeContextGame", "approx_tokens"]
 
 DEFAULT_INSTRUCTION = (
     "Your context is full. Write a summary of everything you need to go on with the task "
@@ -249,3 +251,98 @@ class SummarizeContext(gym.Wrapper[list[Message], str, str, str], RecordConstruc
         if wrapper_turn:
             out["invalid_action"] = False
         return out
+
+
+class SummarizeContextGame(ChatHistoryGame):
+    """``SummarizeContext`` for a PettingZoo game: each player's conversation stays in budget.
+
+    Each player sees ``{"messages": [...], "action_mask": ...}`` (see ``ChatHistoryGame``).
+    When a player's conversation passes ``budget_tokens`` on its turn, it is asked for a
+    summary; its next action is the summary (a wrapper turn: the game waits) and its
+    conversation restarts as [task, summary + latest observation]. Past
+    ``max_summaries`` (a game cannot truncate one player) the oldest turns are dropped
+    instead. Arguments as for ``SummarizeContext``.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        budget_tokens: int,
+        count_tokens: Counter | None = None,
+        max_summaries: int = 3,
+        instruction: str = DEFAULT_INSTRUCTION,
+        system: str | None = None,
+    ) -> None:
+        self._core = SummarizeContext(
+            BlankEnv(),
+            budget_tokens,
+            count_tokens=count_tokens,
+            max_summaries=max_summaries,
+            instruction=instruction,
+            system=system,
+        )
+        super().__init__(env, system=system)
+        self._awaiting: dict[str, bool] = {}
+        self.summaries: dict[str, int] = {}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the game and every player's conversation."""
+        super().reset(seed=seed, options=options)
+        self._awaiting = dict.fromkeys(self.possible_agents, False)
+        self.summaries = dict.fromkeys(self.possible_agents, 0)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The player's conversation, within the budget (with a summary request if due)."""
+        out = super().observe(agent)
+        core, log = self._core, self._logs[agent]
+        messages = log.messages
+        if core.count_tokens(messages) <= core.budget_tokens and not self._awaiting[agent]:
+            return out
+        to_move = agent == self.agent_selection and not (
+            self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        )
+        ask = to_move and (self._awaiting[agent] or self.summaries[agent] < core.max_summaries)
+        tail = [Message(role="user", content=core.instruction)] if ask else []
+        self._awaiting[agent] = ask
+        out["messages"] = self._fit(log, tail)
+        return out
+
+    def step(self, action: Any) -> None:
+        """A due summary is taken here (the game waits); anything else is a move."""
+        agent = self.agent_selection
+        if not self._awaiting.get(agent) or not isinstance(action, str):
+            super().step(action)
+            return
+        log, core = self._logs[agent], self._core
+        self._awaiting[agent] = False
+        self.summaries[agent] += 1
+        log.segment += 1
+        latest = log.messages[-1]["content"]
+        # Two messages: the observation stays last, so it can be refreshed on its own.
+        log.turns = [
+            Message(role="user", content=f"{SUMMARY_HEADER}\n{action}"),
+            Message(role="user", content=latest),
+        ]
+        if core.count_tokens(log.messages) > core.budget_tokens:
+            log.turns = self._fit(log, [])[len(log.head) :]
+        wrapper_turn(self, agent, context_event="summary", segment=log.segment)
+
+    def _fit(self, log: ChatLog, tail: list[Message]) -> list[Message]:
+        """The head, the latest turns that fit with ``tail``, then ``tail``.
+
+        The oldest turns go first, in pairs; the latest message is kept to the end and
+        cut as a last resort.
+        """
+        core = self._core
+
+        def over(turns: list[Message]) -> bool:
+            return core.count_tokens([*log.head, *turns, *tail]) > core.budget_tokens
+
+        turns = list(log.turns)
+        while len(turns) > 1 and over(turns):
+            turns = turns[2:] if len(turns) > 2 else turns[-1:]
+        while turns and over(turns) and turns[-1]["content"]:
+            content = turns[-1]["content"]
+            turns = [Message(role=turns[-1]["role"], content=content[: len(content) * 3 // 4])]
+        log.turns = turns
+        return [*log.head, *turns, *tail]
