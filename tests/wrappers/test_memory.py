@@ -356,3 +356,26 @@ def test_games_give_each_player_a_memory_and_tool_turns_leave_the_game_alone(gam
     assert game.unwrapped.returns == plain.returns
     assert [totals[a] for a in game.possible_agents] == plain.returns
     assert all(len(store) >= 1 for store in game.stores.values())
+
+
+@pytest.mark.parametrize("backend", ["faiss", "usearch"])
+def test_index_backends_rank_like_numpy(backend):
+    module = "faiss" if backend == "faiss" else "usearch"
+    pytest.importorskip(module, reason=f"backend={backend!r} needs the optional package")
+    data = facts(n=300, seed=2)
+    texts = [fact_text(*f) for f in data]
+    exact, indexed = MemoryStore(), MemoryStore(backend=backend)
+    exact.insert_many(texts)
+    indexed.insert_many(texts)
+    for person, attribute, _ in data[:60]:
+        query = f"What is the {attribute} of {person}?"
+        want, got = exact.search(query, k=3), indexed.search(query, k=3)
+        assert [i for i, _, _ in got][:1] == [i for i, _, _ in want][:1]
+        assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in want], abs=1e-5)
+    indexed.delete(1)  # the index follows the store
+    assert all(i != 1 for i, _, _ in indexed.search(texts[0], k=5))
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(ValueError, match="backend must be 'numpy', 'faiss' or 'usearch'"):
+        MemoryStore(backend="annoy")

@@ -190,6 +190,12 @@ def _embedder(spec: Embedder | str | None) -> Embedder:
 class MemoryStore:
     """Text entries with ids, searched by exact cosine similarity of their embeddings.
 
+    Args:
+        embedder: ``"hashing"`` (default), ``"minilm"`` or a callable (``Embedder``).
+        backend: ``"numpy"`` (default: a matrix product), ``"faiss"`` (``IndexFlatIP``)
+            or ``"usearch"`` (exact search); all three are exact, so they rank alike.
+            faiss and usearch are optional packages (``pip install faiss-cpu usearch``).
+
     Example:
         >>> store = MemoryStore()
         >>> a = store.insert("Alice's door code is 4417")
@@ -199,7 +205,18 @@ class MemoryStore:
 
     """
 
-    def __init__(self, embedder: Embedder | str | None = None) -> None:
+    def __init__(self, embedder: Embedder | str | None = None, backend: str = "numpy") -> None:
+        if backend not in ("numpy", "faiss", "usearch"):
+            raise ValueError(f"backend must be 'numpy', 'faiss' or 'usearch', got {backend!r}")
+        if backend != "numpy":
+            module = "faiss" if backend == "faiss" else "usearch.index"
+            try:
+                __import__(module)
+            except ImportError as error:
+                package = "faiss-cpu" if backend == "faiss" else "usearch"
+                raise ImportError(f"backend={backend!r} needs `pip install {package}`") from error
+        self.backend = backend
+        self._index: Any = None
         self.embedder = _embedder(embedder)
         self._texts: dict[int, str] = {}
         self._vectors: dict[int, np.ndarray] = {}
@@ -235,6 +252,7 @@ class MemoryStore:
             nxt,
         )
         self._matrix = None
+        self._index = None
 
     def get(self, entry_id: int) -> str:
         """The text of entry ``entry_id`` (KeyError if there is none)."""
@@ -283,11 +301,37 @@ class MemoryStore:
             return []
         if self._matrix is None:
             ids = list(self._texts)
-            self._matrix = (ids, np.stack([self._vectors[i] for i in ids]))
+            self._matrix = (ids, np.stack([self._vectors[i] for i in ids]).astype(np.float32))
+            self._index = None
         ids, matrix = self._matrix
-        scores = matrix @ self.embedder([query])[0]
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [(ids[j], float(scores[j]), self._texts[ids[j]]) for j in top]
+        query_vector = np.asarray(self.embedder([query])[0], dtype=np.float32)
+        if self.backend == "numpy":
+            scores = matrix @ query_vector
+            top = np.argsort(-scores, kind="stable")[:k]
+            return [(ids[j], float(scores[j]), self._texts[ids[j]]) for j in top]
+        rows, values = self._indexed_search(matrix, query_vector, min(k, len(ids)))
+        return [(ids[j], v, self._texts[ids[j]]) for j, v in zip(rows, values, strict=True)]
+
+    def _indexed_search(
+        self, matrix: np.ndarray, query: np.ndarray, k: int
+    ) -> tuple[list[int], list[float]]:
+        """Row numbers and inner products of the ``k`` best rows, by faiss or usearch."""
+        if self.backend == "faiss":
+            import faiss
+
+            if self._index is None:
+                self._index = faiss.IndexFlatIP(matrix.shape[1])
+                self._index.add(matrix)
+            values, rows = self._index.search(query[None, :], k)
+            return [int(r) for r in rows[0]], [float(v) for v in values[0]]
+        from usearch.index import Index
+
+        if self._index is None:
+            self._index = Index(ndim=matrix.shape[1], metric="ip", dtype="f32")
+            self._index.add(np.arange(len(matrix)), matrix)
+        found = self._index.search(query, k, exact=True)
+        # usearch's "ip" distance is 1 - inner product.
+        return [int(r) for r in found.keys], [1.0 - float(d) for d in found.distances]
 
     def _write(self, entry_id: int, text: str) -> None:
         self._texts[entry_id] = text
