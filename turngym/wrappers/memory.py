@@ -475,13 +475,7 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
             persist=persist,
         )
         gym.Wrapper.__init__(self, env)
-        for name, value, low in (
-            ("core_size", core_size, 0),
-            ("search_k", search_k, 1),
-            ("max_tool_calls", max_tool_calls, 1),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        _check_sizes(core_size, search_k, max_tool_calls)
         if not isinstance(tool_penalty, (int, float)) or tool_penalty < 0:
             raise ValueError(f"tool_penalty must be a number >= 0, got {tool_penalty!r}")
         if store is not None and not isinstance(store, MemoryStore):
@@ -546,6 +540,17 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         return out
 
 
+def _check_sizes(core_size: int, search_k: int, max_tool_calls: int) -> None:
+    """The memory wrappers' size arguments, or a ValueError naming the bad one."""
+    for name, value, low in (
+        ("core_size", core_size, 0),
+        ("search_k", search_k, 1),
+        ("max_tool_calls", max_tool_calls, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+
+
 def run_tool(store: MemoryStore, call: ToolCall, search_k: int) -> tuple[str, bool]:
     """Execute ``call`` on ``store``: (what the agent is told, whether it worked)."""
     if call.error:
@@ -602,13 +607,7 @@ class MemoryToolsGame(BaseWrapper[str, Any, str]):
         max_tool_calls: int = 8,
     ) -> None:
         super().__init__(env)
-        for name, value, low in (
-            ("core_size", core_size, 0),
-            ("search_k", search_k, 1),
-            ("max_tool_calls", max_tool_calls, 1),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        _check_sizes(core_size, search_k, max_tool_calls)
         self._embedder = _embedder(embedder)  # one embedder shared by every player's store
         self.core_size, self.search_k, self.max_tool_calls = core_size, search_k, max_tool_calls
         self.stores: dict[str, MemoryStore] = {}
