@@ -140,3 +140,10 @@ def test_max_turns_counts_invalid_turns_and_truncates():
     assert (terminated, truncated) == (False, True)
     assert obs.endswith("Time is up.") and info["answer"] == 100 and info["legal_actions"] == []
     assert env.step("1")[3] is True  # stays over
+
+
+@pytest.mark.parametrize("penalty", [0.5, 1, float("nan"), "-1", True])
+def test_a_positive_or_non_numeric_invalid_action_penalty_is_refused(penalty):
+    # 0.5 used to be accepted and paid +0.5 for every invalid action.
+    with pytest.raises(ValueError, match="invalid_action_penalty is the reward of an invalid"):
+        Count(invalid_action_penalty=penalty)

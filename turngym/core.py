@@ -126,6 +126,16 @@ class TextEnv(gym.Env[str, str], Generic[A]):
             raise ValueError(
                 f"max_invalid_actions must be a positive int or None, got {max_invalid_actions!r}"
             )
+        if (
+            isinstance(invalid_action_penalty, bool)
+            or not isinstance(invalid_action_penalty, (int, float))
+            or not invalid_action_penalty <= 0
+        ):
+            # It is the invalid action's reward: a positive value would pay for mistakes.
+            raise ValueError(
+                "invalid_action_penalty is the reward of an invalid action, a number <= 0 "
+                f"(e.g. -0.1), got {invalid_action_penalty!r}"
+            )
         self.invalid_action_penalty = float(invalid_action_penalty)
         self.max_invalid_actions = max_invalid_actions
         self.render_mode = render_mode
