@@ -1,0 +1,128 @@
+"""From Episodes and advantages to training sequences: filtering, packing, masking.
+
+``select_groups`` drops groups that cannot teach anything (every advantage zero) and,
+with ``keep_fraction < 1``, keeps only the groups whose returns vary most (RAGEN's
+StarPO-S filtering). ``training_sequences`` turns each kept episode into token
+sequences with a per-token advantage: one packed sequence per learner for an
+append-only conversation (one forward pass per episode), else one sequence per turn
+(when a context wrapper rebuilt the prompt); the choice is made per episode. Turns a
+context wrapper cut short (``info["overlong"]``) are masked out (SUPO).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from turngym.sdk.advantages import episode_return
+from turngym.sdk.records import Episode
+
+__all__ = ["TrainSequence", "select_groups", "training_sequences"]
+
+
+@dataclass(frozen=True)
+class TrainSequence:
+    """One forward pass worth of training data.
+
+    Attributes:
+        input_ids: the tokens (prompt(s) and actions).
+        loss_mask: 1 on the action tokens the loss is taken over, else 0.
+        old_logprobs: the behaviour log-probs, aligned with ``input_ids`` (0.0 off the
+            actions); empty when the episode carries none.
+        advantages: per token, aligned with ``input_ids`` (0.0 where the mask is 0).
+        episode: the episode's index in the batch.
+        packed: whether it holds a whole conversation (else one turn).
+
+    """
+
+    input_ids: list[int]
+    loss_mask: list[int]
+    old_logprobs: list[float]
+    advantages: list[float]
+    episode: int
+    packed: bool
+
+
+def select_groups(
+    episodes: Sequence[Episode],
+    advantages: Sequence[Sequence[float]],
+    keep_fraction: float = 1.0,
+) -> list[int]:
+    """Indices of the episodes worth training on, in order.
+
+    Groups whose advantages are all zero are dropped. With ``keep_fraction < 1`` only
+    that share of the remaining groups (at least one), those with the largest standard
+    deviation of returns, is kept (StarPO-S).
+    """
+    if not 0 < keep_fraction <= 1:
+        raise ValueError(f"keep_fraction must be in (0, 1], got {keep_fraction!r}")
+    groups: dict[int, list[int]] = defaultdict(list)
+    for k, ep in enumerate(episodes):
+        groups[ep.group].append(k)
+    useful = {
+        g: members
+        for g, members in groups.items()
+        if any(a != 0 for k in members for a in advantages[k])
+    }
+    if keep_fraction < 1 and useful:
+
+        def spread(members: list[int]) -> float:
+            returns = [episode_return(episodes[k]) for k in members]
+            mean = sum(returns) / len(returns)
+            return sum((r - mean) ** 2 for r in returns) / len(returns)
+
+        ranked = sorted(useful, key=lambda g: spread(useful[g]), reverse=True)
+        keep = max(1, round(keep_fraction * len(ranked)))
+        useful = {g: useful[g] for g in ranked[:keep]}
+    return sorted(k for members in useful.values() for k in members)
+
+
+def training_sequences(
+    episodes: Sequence[Episode],
+    advantages: Sequence[Sequence[float]],
+    indices: Sequence[int] | None = None,
+) -> list[TrainSequence]:
+    """The training sequences of ``episodes[indices]`` (default: all of them).
+
+    Each learner (agent with trainable token turns) of an episode gives one packed
+    sequence when its conversation is append-only, else one sequence per turn. A turn's
+    advantage goes on its action tokens; a turn with ``info["overlong"]`` is masked.
+    """
+    out: list[TrainSequence] = []
+    for k in range(len(episodes)) if indices is None else indices:
+        ep, adv = episodes[k], advantages[k]
+        if len(adv) != ep.length:
+            raise ValueError(f"episode {k} has {ep.length} turns but {len(adv)} advantages")
+        learners = list(dict.fromkeys(t.agent for t in ep.turns if t.trainable and t.action_ids))
+        for who in learners:
+            if ep.is_append_only(who):
+                out.append(_packed(ep, adv, k, who))
+            else:
+                out += _per_turn(ep, adv, k, who)
+    return out
+
+
+def _packed(ep: Episode, adv: Sequence[float], k: int, who: str) -> TrainSequence:
+    seq = ep.packed(who)
+    mask = list(seq.loss_mask)
+    per_token = [0.0] * len(seq.input_ids)
+    for (start, end), turn_index in zip(seq.action_spans, seq.turns, strict=True):
+        turn = ep.turns[turn_index]
+        if turn.info.get("overlong"):
+            mask[start:end] = [0] * (end - start)
+        for j in range(start, end):
+            per_token[j] = float(adv[turn_index]) if mask[j] else 0.0
+    return TrainSequence(seq.input_ids, mask, list(seq.logprobs), per_token, k, True)
+
+
+def _per_turn(ep: Episode, adv: Sequence[float], k: int, who: str) -> list[TrainSequence]:
+    out = []
+    for sample in ep.samples(who):
+        turn = ep.turns[sample.turn]
+        mask = [0] * len(sample.loss_mask) if turn.info.get("overlong") else list(sample.loss_mask)
+        per_token = [float(adv[sample.turn]) if m else 0.0 for m in mask]
+        out.append(
+            TrainSequence(sample.input_ids, mask, list(sample.logprobs), per_token, k, False)
+        )
+    return out
