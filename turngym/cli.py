@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from turngym.sdk.agents import MODEL_KINDS
 from turngym.sdk.policy import PolicyError
 
 __all__ = ["main"]
@@ -119,10 +120,10 @@ def _game_options(env_id: str, args: argparse.Namespace, kwargs: dict[str, Any])
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from turngym.agents import make_agent
+    from turngym.sdk.agents import make_agent
 
     env_id = _env_id(args.env)
-    if args.agent not in ("human", "random", "expert") and not args.agent.startswith(_MODEL_AGENTS):
+    if args.agent not in ("human", "random", "expert") and not args.agent.startswith(MODEL_KINDS):
         raise CliError(
             f"--agent is human, random, expert, hf:DIR or openai:URL, got {args.agent!r}"
         )
@@ -219,11 +220,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 # -- eval ----------------------------------------------------------------------------
 
 
-_MODEL_AGENTS = ("hf:", "openai:")
-
-
 def _agent_for(kind: str, env: Any, seed: int) -> Any:
-    from turngym.agents import make_agent
+    from turngym.sdk.agents import make_agent
 
     try:
         return make_agent(kind, env, seed=seed)
@@ -242,7 +240,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agent is None else []
     agents += args.agent or []
     for kind in agents:
-        if kind not in ("expert", "random") and not kind.startswith(_MODEL_AGENTS):
+        if kind not in ("expert", "random") and not kind.startswith(MODEL_KINDS):
             raise CliError(f"agents are expert, random, hf:DIR or openai:URL, got {kind!r}")
     kwargs = _parse_sets(args.set)
     rows = []
@@ -257,7 +255,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             if kind == "expert" and entry(env_id).expert is None:
                 rows.append([env_id, kind, "-", "n/a", "n/a", "n/a", "n/a"])
                 continue
-            if kind.startswith(_MODEL_AGENTS):  # one model, every env batched into it
+            if kind.startswith(MODEL_KINDS):  # one model, every env batched into it
                 if kind not in models:
                     models[kind] = _agent_for(kind, None, seed=args.seed)
                 result = evaluate_batched(

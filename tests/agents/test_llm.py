@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import turngym
-from turngym.agents import CandidateAgent, LLMAgent, make_agent
+from turngym.agents import CandidateAgent, LLMAgent
+from turngym.agents import make_agent as make_plain_agent
+from turngym.sdk.agents import make_agent
 from turngym.sdk.policy import Generation, SamplingParams
 from turngym.sdk.rollout import collect_games
 
@@ -216,6 +218,12 @@ def test_make_agent_bad_llm_spec_is_one_line(kind):
     with pytest.raises(ValueError) as error:
         make_agent(kind, env)
     assert "\n" not in str(error.value) and str(error.value)
+
+
+def test_the_agents_layer_points_model_names_to_the_sdk():
+    env = turngym.make("turngym/FrozenLake-v0")
+    with pytest.raises(ValueError, match=r"turngym\.sdk\.agents\.make_agent"):
+        make_plain_agent("hf:/some/model", env)
 
 
 def test_make_agent_openai_without_server():

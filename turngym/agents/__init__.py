@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -62,41 +61,11 @@ def make_agent(kind: str, env: gym.Env, seed: int | None = None, **kwargs: Any) 
         return make_expert(env, **kwargs)
     if kind == "human":
         return HumanAgent(env, **kwargs)
-    if kind.startswith(("hf:", "openai:")):
-        return _llm_agent(kind, seed, **kwargs)
+    if kind.startswith(("hf:", "openai:")):  # a model: the sdk layer builds its policy
+        raise ValueError(
+            f"{kind!r} names a model; build it with turngym.sdk.agents.make_agent, which "
+            "also takes 'random', 'expert' and 'human'"
+        )
     raise ValueError(
         f"unknown agent {kind!r}; use 'random', 'expert', 'human', 'hf:DIR' or 'openai:URL'"
     )
-
-
-def _llm_agent(kind: str, seed: int | None, **kwargs: Any) -> Agent:
-    """An ``LLMAgent`` over the policy ``kind`` names (``hf:DIR`` or ``openai:URL``)."""
-    from turngym.sdk.policy import Policy, PolicyError, SamplingParams
-
-    backend, _, where = kind.partition(":")
-    if not where:
-        example = "hf:runs/tiny-model" if backend == "hf" else "openai:http://127.0.0.1:8000/v1"
-        raise ValueError(
-            f"{kind!r} names no {'model directory' if backend == 'hf' else 'URL'}; e.g. {example}"
-        )
-    kwargs.setdefault("sampling", SamplingParams(temperature=0.0, seed=seed))
-    policy: Policy
-    try:
-        if backend == "hf":
-            if not Path(where).is_dir():
-                raise ValueError(
-                    f"no model directory {where!r}; hf:DIR needs a model and tokenizer saved "
-                    "with save_pretrained (e.g. by turngym.sdk.models.build_tiny_model)"
-                )
-            from turngym.sdk.backends.hf import HFPolicy
-
-            policy = HFPolicy(where)
-        else:
-            try:
-                from turngym.sdk.backends.openai import OpenAIPolicy
-            except ImportError as error:
-                raise ValueError(f"the openai backend is unavailable ({error})") from None
-            policy = OpenAIPolicy(where)
-        return LLMAgent(policy, **kwargs)
-    except PolicyError as error:
-        raise ValueError(str(error)) from None

@@ -10,7 +10,7 @@ seed (one task, for group baselines such as GRPO).
 
 Agents are given as an ``Agent`` (shared by every env: it must not read one env's
 private state), a factory ``env -> Agent`` (one agent per env, e.g. a scripted expert
-that reads its env's state) or a name for ``turngym.agents.make_agent`` (``"random"``,
+that reads its env's state) or a name for ``turngym.sdk.agents.make_agent`` (``"random"``,
 ``"expert"``, ``"hf:DIR"``...).
 """
 
@@ -53,7 +53,7 @@ def _resolve(
     collection (their stream then runs through every env in a fixed order).
     """
     if isinstance(spec, str):
-        from turngym.agents import make_agent
+        from turngym.sdk.agents import make_agent
 
         if spec.startswith(("hf:", "openai:")):  # one model serves every env
             if spec not in shared:
