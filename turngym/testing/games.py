@@ -29,6 +29,7 @@ from turngym.testing.text import (
     CheckResult,
     ConformanceError,
     _fuzz_actions,
+    _mixed_policy,
     _near_legal,
     _run,
     _StepProblem,
@@ -37,6 +38,7 @@ from turngym.testing.text import (
 __all__ = ["check_game"]
 
 GameSource = str | Callable[..., Any]
+_FREE_TEXT = "I propose: hello"  # free-form games: something that reads like text
 _MAX_GAME_STEPS = 2_000
 """A game longer than this (invalid actions included) counts as one that never ends."""
 
@@ -94,20 +96,6 @@ def _play(game: Any, seed: int, choose: Callable[[dict], Any] | list[Any]) -> tu
     return record, actions
 
 
-def _mixed_policy(rng: np.random.Generator) -> Callable[[dict], Any]:
-    fuzz = _fuzz_actions(rng, None)
-
-    def choose(info: dict) -> Any:
-        legal = info.get("legal_actions")
-        if legal and rng.random() < 0.85:
-            return legal[int(rng.integers(len(legal)))]
-        if not legal and rng.random() < 0.5:
-            return "I propose: hello"  # free-form games: something that reads like text
-        return next(fuzz)[1]
-
-    return choose
-
-
 # -- the checks ------------------------------------------------------------------------
 
 
@@ -137,7 +125,9 @@ def _check_reset_safety(make: Callable[..., Any], seed: int, games: int) -> str:
     steps = 0
     for k in range(games):
         s = seed + 1000 + k
-        old, actions = _play(reused, s, _mixed_policy(np.random.default_rng(s)))
+        old, actions = _play(
+            reused, s, _mixed_policy(np.random.default_rng(s), free_text=_FREE_TEXT)
+        )
         fresh = make()
         new, _ = _play(fresh, s, actions)
         fresh.close()

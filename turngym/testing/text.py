@@ -241,13 +241,20 @@ def _play(env: gym.Env, seed: int, choose: Callable[[dict], Any] | list[Any]) ->
     return record, actions
 
 
-def _mixed_policy(rng: np.random.Generator) -> Callable[[dict], Any]:
+def _mixed_policy(rng: np.random.Generator, free_text: str | None = None) -> Callable[[dict], Any]:
+    """A policy of mostly legal actions, else fuzz.
+
+    With ``free_text``, half the turns that list no legal actions (free-form games) send
+    it, so such games see well-formed text too.
+    """
     fuzz = _fuzz_actions(rng, None)
 
     def choose(info: dict) -> Any:
         legal = info.get("legal_actions")
         if legal and rng.random() < 0.85:
             return legal[int(rng.integers(len(legal)))]
+        if free_text is not None and not legal and rng.random() < 0.5:
+            return free_text
         return next(fuzz)[1]
 
     return choose
