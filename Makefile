@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch, installed before the extras so pip never resolves a CUDA one.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo test lint bench system-deps clean
+.PHONY: demo tour test lint bench system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## demo: play every registered env with the expert and a random agent; print the success table
+## demo: train a tiny model with GRPO on FrozenLake-text (~2 min on 2 cores), then evaluate it
 demo: $(STAMP)
+	$(VENV)/bin/turngym train grpo --config examples/grpo_frozenlake.toml
+	$(VENV)/bin/turngym eval FrozenLake-v0 --agent hf:runs/demo/final --agent random --agent expert --episodes 50
+
+## tour: play every registered env with the expert and a random agent; print the success table
+tour: $(STAMP)
 	$(VENV)/bin/turngym eval --all --agents expert,random --episodes 50
 
 ## test: install system packages (as root), then run the whole test suite

@@ -115,3 +115,39 @@ def test_closed_stdout_pipe_is_quiet():
     proc.stdout.close()  # like `| head -1`
     _, err = proc.communicate(timeout=60)
     assert b"Traceback" not in err
+
+
+def test_train_grpo_runs_from_flags_and_a_config_file(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from turngym.sdk.models import build_tiny_model
+
+    model = build_tiny_model(tmp_path / "model", hidden=32, layers=1, logit_std=0.3)
+    config = tmp_path / "run.toml"
+    config.write_text('env = "Bandit-v0"\nsteps = 1\ngroups = 2\ngroup_size = 2\n')
+    argv = ["train", "grpo", "--config", str(config), "--model", str(model)]
+    argv += [
+        "--output-dir",
+        str(tmp_path / "run"),
+        "--eval-episodes",
+        "4",
+        "--tensorboard",
+        "false",
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "held-out success:" in out and "turngym eval turngym/Bandit-v0 --agent hf:" in out
+    assert (tmp_path / "run" / "final" / "config.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["train", "grpo", "--env", "Nope-v0"], "unknown turngym env"),
+        (["train", "grpo", "--advantage", "ppo"], "advantage must be one of"),
+        (["train", "grpo", "--model", "/no/such/dir"], "'tiny' or a directory"),
+    ],
+)
+def test_train_grpo_bad_input_is_one_line(argv, message, capsys, tmp_path):
+    assert main([*argv, "--output-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

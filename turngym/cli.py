@@ -1,10 +1,11 @@
-"""The ``turngym`` command: ``list``, ``play``, ``check``, ``eval`` and ``serve``.
+"""The ``turngym`` command: ``list``, ``play``, ``check``, ``eval``, ``serve`` and ``train``.
 
 turngym list
 turngym play turngym/Wordle-v0 --agent human --seed 3
 turngym check Sokoban-v0
 turngym eval --all --agents expert,random --episodes 50
 turngym serve --model ./tiny-model --port 8000
+turngym train grpo --env FrozenLake-v0 --model tiny --steps 40
 """
 
 from __future__ import annotations
@@ -340,6 +341,36 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- train ---------------------------------------------------------------------------
+
+
+def _cmd_train_grpo(args: argparse.Namespace) -> int:
+    from turngym.sdk.trainers.common import config_from_args
+    from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
+
+    try:
+        config = config_from_args(GRPOConfig, args)
+        trainer = GRPOTrainer(config)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    summary = trainer.train()
+    before, after = summary["eval_before"], summary["eval_after"]
+    final = summary["final"]
+    print(f"trained {summary['steps']} steps in {summary['seconds']:.0f} s")
+    if before is not None:
+        print(f"held-out success: {before['success']:.2f} before -> {after['success']:.2f} after")
+    else:
+        print(f"held-out success after resuming: {after['success']:.2f}")
+    print(f"model:   {final}")
+    print(f"metrics: {summary['metrics']}")
+    if summary["curve"]:
+        print(f"curve:   {summary['curve']}")
+    env = trainer.env_id
+    print(f"evaluate it: turngym eval {env} --agent hf:{final} --episodes 100")
+    print(f"watch it:    turngym play {env} --agent hf:{final}")
+    return 0
+
+
 # -- entry point ---------------------------------------------------------------------
 
 
@@ -410,6 +441,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--name", help="the model id clients see (default: the dir's name)")
     p.set_defaults(fn=_cmd_serve)
+
+    p = sub.add_parser("train", help="train a model on an env (grpo)")
+    trainers = p.add_subparsers(dest="trainer", required=True)
+    from turngym.sdk.trainers.common import add_config_flags
+    from turngym.sdk.trainers.grpo import GRPOConfig
+
+    t = trainers.add_parser(
+        "grpo",
+        help="multi-turn GRPO (self-play with RAE on games)",
+        description="Multi-turn GRPO. Every config field is a flag; --config FILE gives "
+        "defaults (JSON or TOML). Example: turngym train grpo --env FrozenLake-v0 "
+        "--model tiny --steps 40",
+    )
+    add_config_flags(t, GRPOConfig)
+    t.set_defaults(fn=_cmd_train_grpo)
     return parser
 
 

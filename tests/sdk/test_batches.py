@@ -78,3 +78,33 @@ def test_select_groups_drops_zero_advantage_groups_and_keeps_the_most_varied():
 def test_advantages_must_match_the_turns():
     with pytest.raises(ValueError, match="2 turns but 1 advantages"):
         training_sequences([chat_episode()], [[1.0]])
+
+
+def guided_turn(prompt, action, candidates, reward=0.0):
+    turn = llm_turn(prompt, action, reward=reward)
+    turn.candidates = list(candidates)
+    turn.constrained = True
+    return turn
+
+
+CHOICES = {"left": [10, 11, 0], "lift": [10, 12, 0], "up": [13, 0]}
+
+
+def choice_ids(candidates):
+    return [CHOICES[c] for c in candidates]
+
+
+def test_guided_turns_carry_the_allowed_tokens_and_mask_forced_ones():
+    turn = guided_turn([1, 2], [10, 12, 0], ["left", "lift", "up"], reward=1.0)
+    (seq,) = training_sequences([Episode("env", turns=[turn])], [[1.0]], choices=choice_ids)
+    assert seq.input_ids == [1, 2, 10, 12, 0]
+    # 10 and 12 were decisions; the end token 0 was forced, so it is not trained
+    assert seq.loss_mask == [0, 0, 1, 1, 0]
+    assert seq.allowed == [(2, [10, 13]), (3, [11, 12])]
+    assert seq.advantages == [0.0, 0.0, 1.0, 1.0, 0.0]
+
+
+def test_guided_turns_need_choices():
+    turn = guided_turn([1, 2], [13, 0], ["left", "up"])
+    with pytest.raises(ValueError, match="choices="):
+        training_sequences([Episode("env", turns=[turn])], [[1.0]])

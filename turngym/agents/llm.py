@@ -131,6 +131,10 @@ class LLMAgent(_PolicyAgent):
             gets its own seed derived from it and the call count, so runs replay.
         chat: render with the tokenizer's chat template; False: the plain text of the
             messages joined by blank lines (base models).
+        constrained: guided choice: when the env lists ``info["legal_actions"]``, decode
+            only one of them (``turngym.sdk.choices``; the policy's ``generate`` must take
+            ``choices=``, as ``HFPolicy`` does). The Turn records the candidates and
+            ``constrained=True`` so trainers rebuild the same restricted distribution.
 
     Example (with a model saved by ``turngym.sdk.models.build_tiny_model``)::
 
@@ -147,8 +151,11 @@ class LLMAgent(_PolicyAgent):
         parse: Parse | None = None,
         sampling: SamplingParams | None = None,
         chat: bool = True,
+        constrained: bool = False,
     ) -> None:
         super().__init__(policy, system_prompt, chat)
+        self.constrained = bool(constrained)
+        self._choice_cache: dict[str, list[int]] = {}
         if sampling is None:
             sampling = SamplingParams()
         if not isinstance(sampling, SamplingParams):
@@ -183,15 +190,33 @@ class LLMAgent(_PolicyAgent):
         if not prompts:
             self.last_turns = []
             return []
-        generations = self.policy.generate(prompts, self._params())
+        legal = [self._legal(info) for info in infos]
+        if any(cands is not None for cands in legal):
+            choices = [None if c is None else self.choice_ids(c) for c in legal]
+            try:
+                generations = self.policy.generate(prompts, self._params(), choices=choices)  # type: ignore[call-arg]
+            except TypeError as error:
+                if "choices" not in str(error):
+                    raise
+                raise PolicyError(
+                    f"{type(self.policy).__name__}.generate does not take choices=: guided "
+                    "choice (constrained=True) needs a backend that does, such as HFPolicy"
+                ) from None
+        else:
+            generations = self.policy.generate(prompts, self._params())
         if len(generations) != len(prompts):
             raise PolicyError(
                 f"the policy returned {len(generations)} generations for {len(prompts)} prompts"
             )
         actions = []
         turns = []
-        for o, info, prompt, gen in zip(obs, infos, prompts, generations, strict=True):
-            action = self.parse(gen.text, info)
+        for o, info, prompt, gen, cands in zip(
+            obs, infos, prompts, generations, legal, strict=True
+        ):
+            if cands is not None:
+                action = self._chosen(cands, gen.token_ids)
+            else:
+                action = self.parse(gen.text, info)
             if not isinstance(action, str):
                 raise TypeError(f"parse must return a str, got {type(action).__name__}")
             actions.append(action)
@@ -202,12 +227,45 @@ class LLMAgent(_PolicyAgent):
                     action_ids=list(gen.token_ids),
                     action_logprobs=list(gen.logprobs),
                     action=action,
-                    trainable=True,
+                    trainable=self.trainable,
+                    candidates=list(cands or []),
+                    constrained=cands is not None,
                     policy_version=self.policy_version,
                 )
             )
         self.last_turns = turns
         return actions
+
+    def _legal(self, info: dict[str, Any]) -> list[str] | None:
+        """The legal actions to choose among, or None for free decoding."""
+        if not self.constrained:
+            return None
+        legal = info.get("legal_actions")
+        return [str(a) for a in legal] if legal else None
+
+    def choice_ids(self, candidates: Sequence[str]) -> list[list[int]]:
+        """The token sequences guided choice decodes among for ``candidates``."""
+        from turngym.sdk.choices import choice_token_ids
+
+        end = self.policy.tokenizer.eos_token_id
+        if end is None:
+            raise ValueError("guided choice needs the tokenizer's eos_token_id to end a choice")
+        missing = [c for c in candidates if c not in self._choice_cache]
+        if missing:
+            for c, ids in zip(
+                missing, choice_token_ids(self.policy.tokenizer, missing, end), strict=True
+            ):
+                self._choice_cache[c] = ids
+        return [self._choice_cache[c] for c in candidates]
+
+    def _chosen(self, candidates: list[str], token_ids: Sequence[int]) -> str:
+        """The candidate whose tokens were decoded."""
+        for c in candidates:
+            if self._choice_cache[c] == list(token_ids):
+                return c
+        raise PolicyError(
+            "guided choice decoded tokens that match no legal action; the backend ignored choices="
+        )
 
 
 class CandidateAgent(_PolicyAgent):

@@ -3,7 +3,9 @@
 ``turngym.agents.make_agent`` builds the agents that need no model (random, expert,
 human); a model agent needs a policy backend from this layer, so its name is resolved
 here: an ``LLMAgent`` over ``HFPolicy(DIR)`` or ``OpenAIPolicy(URL)``, greedy unless
-``sampling=`` says otherwise.
+``sampling=`` says otherwise. A directory a turngym trainer wrote (``final/``) holds
+``turngym_agent.json``: how the model was trained to act (guided choice, system
+prompt), which become the agent's defaults.
 """
 
 from __future__ import annotations
@@ -17,9 +19,33 @@ from turngym.agents import Agent, LLMAgent
 from turngym.agents import make_agent as make_plain_agent
 from turngym.sdk.policy import Policy, PolicyError, SamplingParams
 
-__all__ = ["MODEL_KINDS", "make_agent"]
+__all__ = ["AGENT_SETTINGS", "MODEL_KINDS", "make_agent", "trained_agent_settings"]
 
 MODEL_KINDS = ("hf:", "openai:")
+AGENT_SETTINGS = "turngym_agent.json"
+"""The file in a trained model's directory that says how its agent acts."""
+
+
+def trained_agent_settings(model_dir: str | Path) -> dict[str, Any]:
+    """``LLMAgent`` keyword defaults a trainer saved with the model ({} when none).
+
+    Raises:
+        ValueError: the file exists but is not a JSON object of known settings.
+
+    """
+    import json
+
+    path = Path(model_dir) / AGENT_SETTINGS
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON ({error})") from None
+    known = {"constrained", "system_prompt"}
+    if not isinstance(data, dict) or set(data) - known:
+        raise ValueError(f"{path}: expected a JSON object with keys among {sorted(known)}")
+    return data
 
 
 def make_agent(kind: str, env: gym.Env | None, seed: int | None = None, **kwargs: Any) -> Agent:
@@ -55,6 +81,8 @@ def make_agent(kind: str, env: gym.Env | None, seed: int | None = None, **kwargs
             from turngym.sdk.backends.hf import HFPolicy
 
             policy = HFPolicy(where)
+            for key, value in trained_agent_settings(where).items():
+                kwargs.setdefault(key, value)
         else:
             from turngym.sdk.backends.openai import OpenAIPolicy
 

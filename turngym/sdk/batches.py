@@ -6,17 +6,24 @@ StarPO-S filtering). ``training_sequences`` turns each kept episode into token
 sequences with a per-token advantage: one packed sequence per learner for an
 append-only conversation (one forward pass per episode), else one sequence per turn
 (when a context wrapper rebuilt the prompt); the choice is made per episode. Turns a
-context wrapper cut short (``info["overlong"]``) are masked out (SUPO).
+context wrapper cut short (``info["overlong"]``) are masked out (SUPO). Turns decoded by
+guided choice (``Turn.constrained``) carry, per action token, the tokens that were
+allowed there, so the trainer renormalises over them; tokens that had no alternative
+are masked (they were not a decision).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from turngym.sdk.advantages import episode_return
-from turngym.sdk.records import Episode
+from turngym.sdk.choices import ChoiceTree
+from turngym.sdk.records import Episode, Turn
+
+ChoiceIds = Callable[[Sequence[str]], list[list[int]]]
+"""Maps a guided turn's candidates to the token sequences decoding chose among."""
 
 __all__ = ["TrainSequence", "select_groups", "training_sequences"]
 
@@ -33,6 +40,8 @@ class TrainSequence:
         advantages: per token, aligned with ``input_ids`` (0.0 where the mask is 0).
         episode: the episode's index in the batch.
         packed: whether it holds a whole conversation (else one turn).
+        allowed: ``(position, token ids)`` for each loss position decoded by guided
+            choice: the tokens the distribution was renormalised over there.
 
     """
 
@@ -42,6 +51,7 @@ class TrainSequence:
     advantages: list[float]
     episode: int
     packed: bool
+    allowed: list[tuple[int, list[int]]] = field(default_factory=list)
 
 
 def select_groups(
@@ -82,12 +92,15 @@ def training_sequences(
     episodes: Sequence[Episode],
     advantages: Sequence[Sequence[float]],
     indices: Sequence[int] | None = None,
+    choices: ChoiceIds | None = None,
 ) -> list[TrainSequence]:
     """The training sequences of ``episodes[indices]`` (default: all of them).
 
     Each learner (agent with trainable token turns) of an episode gives one packed
     sequence when its conversation is append-only, else one sequence per turn. A turn's
     advantage goes on its action tokens; a turn with ``info["overlong"]`` is masked.
+    ``choices`` rebuilds the candidate token sequences of guided turns (required when
+    there are any; ``LLMAgent.choice_ids`` is one).
     """
     out: list[TrainSequence] = []
     for k in range(len(episodes)) if indices is None else indices:
@@ -97,32 +110,63 @@ def training_sequences(
         learners = list(dict.fromkeys(t.agent for t in ep.turns if t.trainable and t.action_ids))
         for who in learners:
             if ep.is_append_only(who):
-                out.append(_packed(ep, adv, k, who))
+                out.append(_packed(ep, adv, k, who, choices))
             else:
-                out += _per_turn(ep, adv, k, who)
+                out += _per_turn(ep, adv, k, who, choices)
     return out
 
 
-def _packed(ep: Episode, adv: Sequence[float], k: int, who: str) -> TrainSequence:
+def _guide(
+    turn: Turn, start: int, mask: list[int], choices: ChoiceIds | None
+) -> list[tuple[int, list[int]]]:
+    """The allowed tokens of a guided turn's action positions; forced tokens get masked."""
+    if not turn.constrained:
+        return []
+    if choices is None:
+        raise ValueError(
+            "an episode has turns decoded by guided choice (Turn.constrained); pass "
+            "choices= to rebuild their candidates' tokens"
+        )
+    tree = ChoiceTree(choices(turn.candidates))
+    out = []
+    for j, allowed in enumerate(tree.positions(turn.action_ids)):
+        if len(allowed) < 2:
+            mask[start + j] = 0
+        elif mask[start + j]:
+            out.append((start + j, allowed))
+    return out
+
+
+def _packed(
+    ep: Episode, adv: Sequence[float], k: int, who: str, choices: ChoiceIds | None
+) -> TrainSequence:
     seq = ep.packed(who)
     mask = list(seq.loss_mask)
     per_token = [0.0] * len(seq.input_ids)
+    allowed = []
     for (start, end), turn_index in zip(seq.action_spans, seq.turns, strict=True):
         turn = ep.turns[turn_index]
         if turn.info.get("overlong"):
             mask[start:end] = [0] * (end - start)
+        if turn.trainable:
+            allowed += _guide(turn, start, mask, choices)
         for j in range(start, end):
             per_token[j] = float(adv[turn_index]) if mask[j] else 0.0
-    return TrainSequence(seq.input_ids, mask, list(seq.logprobs), per_token, k, True)
+    return TrainSequence(seq.input_ids, mask, list(seq.logprobs), per_token, k, True, allowed)
 
 
-def _per_turn(ep: Episode, adv: Sequence[float], k: int, who: str) -> list[TrainSequence]:
+def _per_turn(
+    ep: Episode, adv: Sequence[float], k: int, who: str, choices: ChoiceIds | None
+) -> list[TrainSequence]:
     out = []
     for sample in ep.samples(who):
         turn = ep.turns[sample.turn]
         mask = [0] * len(sample.loss_mask) if turn.info.get("overlong") else list(sample.loss_mask)
+        allowed = _guide(turn, len(turn.prompt_ids), mask, choices)
         per_token = [float(adv[sample.turn]) if m else 0.0 for m in mask]
         out.append(
-            TrainSequence(sample.input_ids, mask, list(sample.logprobs), per_token, k, False)
+            TrainSequence(
+                sample.input_ids, mask, list(sample.logprobs), per_token, k, False, allowed
+            )
         )
     return out

@@ -106,6 +106,7 @@ def build_tiny_model(
     texts: Sequence[str] | None = None,
     seed: int = 0,
     max_positions: int = 2048,
+    logit_std: float = 3.0,
 ) -> Path:
     """Build a tiny causal LM and its chat tokenizer, save both to ``path`` and return it.
 
@@ -125,6 +126,10 @@ def build_tiny_model(
         seed: initialises the weights through a private ``torch.Generator`` (the global
             RNGs are untouched); the same arguments give byte-identical weights.
         max_positions: the model's context length.
+        logit_std: the spread of the untrained model's logits. The default 3 gives
+            peaked next-token distributions like a trained model's (greedy decoding
+            has no near ties); a small value such as 0.3 gives a near-uniform policy,
+            which reinforcement learning from scratch needs in order to explore.
 
     Returns:
         ``Path(path)``, loadable with ``AutoModelForCausalLM.from_pretrained`` and
@@ -135,6 +140,8 @@ def build_tiny_model(
 
     """
     _check_args(arch, vocab, vocab_size, hidden, layers, heads, kv_heads, seed, max_positions)
+    if isinstance(logit_std, bool) or not isinstance(logit_std, (int, float)) or logit_std <= 0:
+        raise ValueError(f"logit_std must be a number > 0, got {logit_std!r}")
     import torch
     from transformers.initialization import no_init_weights
 
@@ -151,7 +158,7 @@ def build_tiny_model(
     with no_init_weights():
         model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.tie_weights()  # skipped with the initialisers: the lm_head shares the embedding
-    _init_weights(model, hidden, torch.Generator().manual_seed(seed))
+    _init_weights(model, hidden, torch.Generator().manual_seed(seed), float(logit_std))
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.bos_token_id = None
@@ -291,13 +298,13 @@ def _config(
     )
 
 
-def _init_weights(model: Any, hidden: int, generator: Any) -> None:
+def _init_weights(model: Any, hidden: int, generator: Any, logit_std: float = 3.0) -> None:
     """Fill every parameter from ``generator``, in the model's own parameter order.
 
     Matrices get std 1/sqrt(fan_in), so activations stay O(1) through the blocks, and
-    the (tied) embeddings std 3/sqrt(hidden), so logits have std ~3: an untrained model
-    whose next-token distributions are peaked like a trained one's, with no near ties
-    for greedy decoding to trip on. Norm weights are ones and biases zeros.
+    the (tied) embeddings std logit_std/sqrt(hidden), so logits have std ~logit_std
+    (the final norm leaves hidden states of norm ~sqrt(hidden)). Norm weights are ones
+    and biases zeros.
     """
     import torch
     from transformers.pytorch_utils import Conv1D
@@ -313,7 +320,7 @@ def _init_weights(model: Any, hidden: int, generator: Any) -> None:
                     param.fill_(0.0 if name == "bias" else 1.0)
                     continue
                 if isinstance(module, torch.nn.Embedding):
-                    std = 3 / math.sqrt(hidden)
+                    std = logit_std / math.sqrt(hidden)
                 elif isinstance(module, Conv1D):  # GPT-2 stores (in, out)
                     std = 1 / math.sqrt(param.shape[0])
                 else:

@@ -50,8 +50,10 @@ class Turn:
             in games.
         segment: the context segment (``info["segment"]`` of context wrappers).
         trainable: the turn came from a learnable policy (scripted opponents: False).
-        candidates: the actions a candidate-scoring policy chose among.
+        candidates: the actions a candidate-scoring or guided-choice policy chose among.
         candidate_logprobs: its summed log-prob of each candidate.
+        constrained: the action tokens were decoded restricted to ``candidates``
+            (guided choice, ``turngym.sdk.choices``): trainers renormalise the same way.
         policy_version: the version of the weights that acted (trainers bump it).
 
     Example:
@@ -74,6 +76,7 @@ class Turn:
     trainable: bool = False
     candidates: list[str] = field(default_factory=list)
     candidate_logprobs: list[float] = field(default_factory=list)
+    constrained: bool = False
     policy_version: int = 0
 
     @property

@@ -95,6 +95,7 @@ def _turn(obs: Any, seen: dict[str, Any], action: str, agent: Agent, rec: Any, w
         turn.action_logprobs = list(rec.action_logprobs)
         turn.candidates = list(rec.candidates)
         turn.candidate_logprobs = list(rec.candidate_logprobs)
+        turn.constrained = bool(getattr(rec, "constrained", False))
         turn.policy_version = rec.policy_version
         turn.trainable = turn.trainable or bool(rec.trainable)
     return turn
@@ -168,6 +169,7 @@ class Collector:
         max_turns: cut an episode after this many turns (truncated); None: the env's
             own time limit only.
         desc: the progress bar's label.
+        progress: show a progress bar (on a terminal); trainers turn it off.
 
     Example:
         >>> from turngym.agents import RandomAgent
@@ -186,6 +188,7 @@ class Collector:
         env_kwargs: dict[str, Any] | None = None,
         max_turns: int | None = None,
         desc: str | None = None,
+        progress: bool = True,
     ) -> None:
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"max_turns must be an int >= 1 or None, got {max_turns!r}")
@@ -214,6 +217,7 @@ class Collector:
             self.env_id = _env_id(self.envs[0])
         self.max_turns = max_turns
         self.desc = desc or self.env_id
+        self.progress = progress
         shared: dict[str, Agent] = {}
         resolved = [_resolve(agent, e, self.env_id, shared) for e in self.envs]
         self.agents = [a for a, _ in resolved]
@@ -226,7 +230,8 @@ class Collector:
         ``seed + group``.
         """
         _check_counts(episodes, group_size)
-        done = list(progress(self._run(episodes, seed, group_size), total=episodes, desc=self.desc))
+        run = self._run(episodes, seed, group_size)
+        done = list(progress(run, total=episodes, desc=self.desc) if self.progress else run)
         done.sort(key=lambda ep: ep.index)
         return done
 
@@ -340,6 +345,7 @@ class GameCollector:
         max_turns: end a game after this many turns (all seats truncated); default:
             the registered ``max_episode_steps`` with an id, else unlimited.
         desc: the progress bar's label.
+        progress: show a progress bar (on a terminal); trainers turn it off.
 
     Example:
         >>> from turngym.agents import RandomAgent
@@ -357,6 +363,7 @@ class GameCollector:
         game_kwargs: dict[str, Any] | None = None,
         max_turns: int | None = None,
         desc: str | None = None,
+        progress: bool = True,
     ) -> None:
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"max_turns must be an int >= 1 or None, got {max_turns!r}")
@@ -380,6 +387,7 @@ class GameCollector:
             self.env_id = _env_id(self.games[0])
         self.max_turns = max_turns
         self.desc = desc or self.env_id
+        self.progress = progress
         seats = list(self.games[0].possible_agents)
         if isinstance(agents, dict):
             missing = [s for s in seats if s not in agents]
@@ -406,7 +414,8 @@ class GameCollector:
         Game ``k`` is in group ``k // group_size`` and is reset with seed ``seed + group``.
         """
         _check_counts(episodes, group_size)
-        done = list(progress(self._run(episodes, seed, group_size), total=episodes, desc=self.desc))
+        run = self._run(episodes, seed, group_size)
+        done = list(progress(run, total=episodes, desc=self.desc) if self.progress else run)
         done.sort(key=lambda ep: ep.index)
         return done
 

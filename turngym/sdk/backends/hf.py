@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.sdk.choices import ChoiceTree
 from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
 if TYPE_CHECKING:
@@ -127,12 +128,28 @@ class HFPolicy:
     # -- generate ------------------------------------------------------------------
 
     def generate(
-        self, prompts: Sequence[Sequence[int]], params: SamplingParams
+        self,
+        prompts: Sequence[Sequence[int]],
+        params: SamplingParams,
+        choices: Sequence[Sequence[Sequence[int]] | None] | None = None,
     ) -> list[Generation]:
-        """One continuation per prompt, batched (see the module docstring on determinism)."""
+        """One continuation per prompt, batched (see the module docstring on determinism).
+
+        Args:
+            prompts: token ids, one list per prompt.
+            params: how to sample.
+            choices: guided choice (``turngym.sdk.choices``): for each prompt, None (free
+                decoding) or the token sequences it must produce one of; decoding then
+                samples from the model's distribution renormalised over the tokens that
+                continue some candidate, its log-probs are those of that distribution,
+                and it runs until a candidate is complete (past ``max_new_tokens`` if
+                a candidate is longer). Stop strings do not apply to such rows.
+
+        """
         if not isinstance(params, SamplingParams):
             raise ValueError(f"params must be a SamplingParams, got {type(params).__name__}")
         rows = [self._check_ids(p, f"prompts[{i}]") for i, p in enumerate(prompts)]
+        trees = self._trees(choices, len(rows))
         seed = params.seed if params.seed is not None else secrets.randbits(63)
         order = list(range(len(rows)))
         if len(rows) > self.max_batch_size:  # similar lengths together: less padding
@@ -142,18 +159,45 @@ class HFPolicy:
             chunk = order[start : start + self.max_batch_size]
             for i, gen in zip(
                 chunk,
-                self._generate_batch([rows[i] for i in chunk], chunk, params, seed),
+                self._generate_batch(
+                    [rows[i] for i in chunk], chunk, params, seed, [trees[i] for i in chunk]
+                ),
                 strict=True,
             ):
                 out[i] = gen
         return [g for g in out if g is not None]
 
+    def _trees(
+        self, choices: Sequence[Sequence[Sequence[int]] | None] | None, n: int
+    ) -> list[ChoiceTree | None]:
+        if choices is None:
+            return [None] * n
+        if isinstance(choices, (str, bytes)) or len(choices) != n:
+            raise ValueError(f"choices must hold one entry (None or token lists) per prompt ({n})")
+        trees: list[ChoiceTree | None] = []
+        for i, cands in enumerate(choices):
+            if cands is None:
+                trees.append(None)
+                continue
+            if isinstance(cands, (str, bytes)) or not cands:
+                raise ValueError(f"choices[{i}] must be None or a non-empty list of token lists")
+            rows = [self._check_ids(c, f"choices[{i}][{j}]") for j, c in enumerate(cands)]
+            trees.append(ChoiceTree(rows))
+        return trees
+
     def _generate_batch(
-        self, prompts: list[list[int]], row_ids: list[int], params: SamplingParams, seed: int
+        self,
+        prompts: list[list[int]],
+        row_ids: list[int],
+        params: SamplingParams,
+        seed: int,
+        trees: list[ChoiceTree | None],
     ) -> list[Generation]:
         import torch
 
         n, steps, device = len(prompts), params.max_new_tokens, self.device
+        if any(t is not None for t in trees):  # a guided row runs until its choice is whole
+            steps = max(steps, *(_depth(t.root) for t in trees if t is not None))
         width = max(len(p) for p in prompts)
         ids = torch.full((n, width), self._pad_id, dtype=torch.long)
         mask = torch.zeros((n, width), dtype=torch.long)
@@ -189,6 +233,13 @@ class HFPolicy:
                 logits, cache = self._forward(ids, mask if padded else None, positions, None)
             next_pos = positions[:, -1] + 1
             for step in range(steps):
+                guided = [
+                    (j, tree.allowed(tokens[r]))
+                    for j, r in enumerate(active)
+                    if (tree := trees[r]) is not None
+                ]
+                if guided:
+                    logits = _restrict(logits, guided)
                 logp = torch.log_softmax(logits.float(), dim=-1)
                 if uniforms is None:
                     picked = logits.argmax(dim=-1)
@@ -202,7 +253,13 @@ class HFPolicy:
                     r = active[j]
                     tokens[r].append(tok)
                     logps[r].append(lp)
-                    if tok in eos or (params.stop and self._stopped(tokens[r], params.stop)):
+                    tree = trees[r]
+                    if tree is not None:
+                        if not tree.allowed(tokens[r]):
+                            finish[r] = "stop"
+                        else:
+                            keep.append(j)
+                    elif tok in eos or (params.stop and self._stopped(tokens[r], params.stop)):
                         finish[r] = "stop"
                     else:
                         keep.append(j)
@@ -420,6 +477,22 @@ def _sample(logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor
     cdf = probs.cumsum(dim=-1)
     target = uniforms[:, None] * cdf[:, -1:]
     return torch.searchsorted(cdf, target, right=True)[:, 0].clamp(max=vocab - 1)
+
+
+def _restrict(logits: torch.Tensor, rows: list[tuple[int, list[int]]]) -> torch.Tensor:
+    """``logits`` with every token but the allowed ones set to -inf in the given rows."""
+    import torch
+
+    keep = torch.ones_like(logits, dtype=torch.bool)
+    for j, allowed in rows:
+        keep[j] = False
+        keep[j, torch.tensor(allowed, dtype=torch.long, device=logits.device)] = True
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def _depth(node: dict[int, Any]) -> int:
+    """The length of the longest sequence in a choice tree."""
+    return 1 + max(_depth(child) for child in node.values()) if node else 0
 
 
 class _CannotJoin(Exception):

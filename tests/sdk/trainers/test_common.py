@@ -1,0 +1,102 @@
+"""Shared trainer plumbing: atomic checkpoints, metrics log, curves, config flags."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+
+import pytest
+
+from turngym.sdk.trainers.common import (
+    MetricsLog,
+    add_config_flags,
+    checkpoint_dirs,
+    config_from_args,
+    latest_checkpoint,
+    plot_curves,
+    save_checkpoint,
+)
+
+
+def test_a_failed_write_leaves_the_previous_checkpoint_latest(tmp_path):
+    save_checkpoint(tmp_path, 1, lambda d: (d / "w").write_text("one"))
+
+    def crash(d):
+        (d / "w").write_text("half")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        save_checkpoint(tmp_path, 2, crash)
+    latest = latest_checkpoint(tmp_path)
+    assert latest is not None and (latest / "w").read_text() == "one"
+    assert [p.name for p in checkpoint_dirs(tmp_path)] == ["step-0000001"]
+
+
+def test_old_checkpoints_are_pruned(tmp_path):
+    for step in range(1, 5):
+        save_checkpoint(tmp_path, step, lambda d: None, keep=2)
+    assert [p.name for p in checkpoint_dirs(tmp_path)] == ["step-0000003", "step-0000004"]
+    assert latest_checkpoint(tmp_path) == tmp_path / "checkpoints" / "step-0000004"
+
+
+def test_metrics_log_drops_rows_after_the_resumed_step(tmp_path):
+    log = MetricsLog(tmp_path, tensorboard=False)
+    for step in range(1, 6):
+        log.log({"step": step, "loss": float(step)})
+    resumed = MetricsLog(tmp_path, resume_step=3, tensorboard=False)
+    assert [r["step"] for r in resumed.rows()] == [1, 2, 3]
+    assert [r["step"] for r in MetricsLog(tmp_path, tensorboard=False).rows()] == []
+
+
+def test_metrics_reach_tensorboard(tmp_path):
+    pytest.importorskip("tensorboard")
+    log = MetricsLog(tmp_path, tensorboard=True)
+    log.log({"step": 1, "loss": 0.5, "note": "text is skipped"})
+    log.close()
+    assert any(p.name.startswith("events.out") for p in (tmp_path / "tensorboard").iterdir())
+
+
+def test_plot_curves_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [{"step": s, "reward": s / 10, "loss": 1 - s / 10} for s in range(10)]
+    path = plot_curves(rows, tmp_path / "curve.png", [["reward"], ["loss"]], title="t")
+    assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@dataclasses.dataclass
+class Toy:
+    name: str = "a"
+    steps: int = 3
+    rate: float | None = None
+    flag: bool = False
+    items: list[str] = dataclasses.field(default_factory=list)
+    extra: dict = dataclasses.field(default_factory=dict)
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser()
+    add_config_flags(parser, Toy)
+    return parser.parse_args(argv)
+
+
+def test_every_field_is_a_typed_flag_and_files_give_defaults(tmp_path):
+    assert config_from_args(Toy, parse([])) == Toy()
+    args = parse(
+        ["--steps", "5", "--rate", "0.5", "--flag", "--items", "x,y", "--extra", '{"k": 1}']
+    )
+    assert config_from_args(Toy, args) == Toy(
+        steps=5, rate=0.5, flag=True, items=["x", "y"], extra={"k": 1}
+    )
+    assert config_from_args(Toy, parse(["--rate", "none", "--flag", "false"])) == Toy()
+    toml = tmp_path / "c.toml"
+    toml.write_text('name = "b"\nsteps = 7\n')
+    assert config_from_args(Toy, parse(["--config", str(toml), "--steps", "9"])) == Toy(
+        name="b", steps=9
+    )
+    bad = tmp_path / "c.json"
+    bad.write_text(json.dumps({"stepz": 1}))
+    with pytest.raises(ValueError, match="unknown fields"):
+        config_from_args(Toy, parse(["--config", str(bad)]))
+    with pytest.raises(SystemExit):
+        parse(["--steps", "many"])

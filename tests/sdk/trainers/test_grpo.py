@@ -1,0 +1,219 @@
+"""GRPOTrainer mechanics: gradients, guided choice, resume, self-play, LoRA, config, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
+
+
+def config(model_dir, tmp_path, **overrides):
+    values = dict(
+        env="turngym/Bandit-v0",
+        model=str(model_dir),
+        output_dir=str(tmp_path / "run"),
+        steps=2,
+        groups=4,
+        group_size=4,
+        lr=1e-3,
+        eval_every=0,
+        eval_episodes=8,
+        save_every=0,
+        progress=False,
+        tensorboard=False,
+        log_every=0,
+    )
+    values.update(overrides)
+    return GRPOConfig(**values)
+
+
+def test_only_action_tokens_get_gradient(rl_model_dir, tmp_path):
+    """Prompt/observation positions of the logits get exactly zero gradient."""
+    import torch
+
+    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, env="turngym/FrozenLake-v0", max_turns=4))
+    episodes = trainer.collect(0)
+    seqs = trainer.sequences(episodes, [[1.0] * ep.length for ep in episodes])
+    batch = seqs[:4]
+    captured = {}
+
+    def keep(module, inputs, output):
+        output.retain_grad()
+        captured["logits"] = output
+
+    handle = trainer.model.lm_head.register_forward_hook(keep)
+    logp, mask, _ = trainer._token_logprobs(trainer.model, batch, want_entropy=False)
+    handle.remove()
+    (logp * mask).sum().backward()
+    grad = captured["logits"].grad  # [batch, length, vocab]
+    predicts_action = torch.zeros(grad.shape[:2], dtype=torch.bool)
+    predicts_action[:, :-1] = mask[:, 1:]  # logits at t predict token t + 1
+    assert grad[~predicts_action].abs().max() == 0
+    assert grad[predicts_action].abs().sum(-1).min() > 0
+    # guided choice: only the allowed tokens' logits get gradient at a decision
+    row = grad[predicts_action][0]
+    assert (row != 0).sum() == 4  # left, down, right, up
+
+
+def test_sequences_are_packed_for_a_chat_and_per_turn_for_a_window(rl_model_dir, tmp_path):
+    for wrappers, packed in ((["chat_history"], True), (["sliding_window:keep_last=2"], False)):
+        trainer = GRPOTrainer(
+            config(
+                rl_model_dir,
+                tmp_path / wrappers[0],
+                env="turngym/FrozenLake-v0",
+                max_turns=4,
+                wrappers=wrappers,
+            )
+        )
+        episodes = trainer.collect(0)
+        seqs = trainer.sequences(episodes, [[1.0] * ep.length for ep in episodes])
+        multi = [s for s in seqs if episodes[s.episode].length > 2]
+        assert multi and all(s.packed == packed for s in multi), wrappers
+
+
+def test_resume_gives_the_same_trace_as_an_uninterrupted_run(rl_model_dir, tmp_path):
+    """10 steps, save, resume 10 more == 20 steps in one go (fixed seed)."""
+    import torch
+
+    common = dict(steps=20, epochs=2, minibatches=2, eval_episodes=4, save_every=10)
+    GRPOTrainer(config(rl_model_dir, tmp_path / "a", **common)).train()
+    GRPOTrainer(config(rl_model_dir, tmp_path / "b", **{**common, "steps": 10})).train()
+    resumed = GRPOTrainer(config(rl_model_dir, tmp_path / "b", **common, resume=True))
+    resumed.train()
+
+    def trace(run):
+        rows = [json.loads(line) for line in (tmp_path / run / "run" / "metrics.jsonl").open()]
+        return [(r["step"], r["loss"], r["grad_norm"], r["reward"]) for r in rows if "loss" in r]
+
+    full, parts = trace("a"), trace("b")
+    assert [r[0] for r in parts] == list(range(1, 21))
+    assert parts == full
+    a = torch.load(tmp_path / "a/run/checkpoints/step-0000020/trainer_state.pt", weights_only=False)
+    b = torch.load(tmp_path / "b/run/checkpoints/step-0000020/trainer_state.pt", weights_only=False)
+    assert a["step"] == b["step"] == 20
+    from transformers import AutoModelForCausalLM
+
+    wa = AutoModelForCausalLM.from_pretrained(tmp_path / "a/run/final").state_dict()
+    wb = AutoModelForCausalLM.from_pretrained(tmp_path / "b/run/final").state_dict()
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_checkpoints_are_atomic_and_pruned(rl_model_dir, tmp_path):
+    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, steps=3, save_every=1, keep_checkpoints=2))
+    trainer.train()
+    root = tmp_path / "run" / "checkpoints"
+    assert sorted(p.name for p in root.iterdir()) == ["LATEST", "step-0000002", "step-0000003"]
+    assert (root / "LATEST").read_text().strip() == "step-0000003"
+    assert (tmp_path / "run" / "curve.png").stat().st_size > 1000
+    final = tmp_path / "run" / "final"
+    settings = json.loads((final / "turngym_agent.json").read_text())
+    assert settings == {"constrained": True, "system_prompt": None}
+
+
+def test_the_trained_model_plays_as_an_hf_agent(rl_model_dir, tmp_path):
+    import turngym
+    from turngym.sdk.agents import make_agent
+
+    summary = GRPOTrainer(
+        config(rl_model_dir, tmp_path, env="turngym/FrozenLake-v0", max_turns=3)
+    ).train()
+    env = turngym.make("turngym/FrozenLake-v0")
+    agent = make_agent(f"hf:{summary['final']}", env)
+    obs, info = env.reset(seed=0)
+    assert agent.act(obs, info) in info["legal_actions"]  # guided choice from the saved settings
+    assert agent.last_turns[0].constrained
+
+
+def test_self_play_with_rae_and_an_opponent_pool(rl_model_dir, tmp_path):
+    import torch
+
+    trainer = GRPOTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="turngym/TicTacToe-v0",
+            advantage="rae",
+            steps=3,
+            groups=4,
+            group_size=2,
+            pool_size=2,
+            pool_every=1,
+            pool_prob=0.5,
+            eval_episodes=4,
+            save_every=3,
+        )
+    )
+    summary = trainer.train()
+    assert set(summary["eval_after"]) == {"success", "nonloss"}
+    assert len(trainer.pool) == 2
+    assert {s for s, _ in trainer.rae.baselines} == {"turngym/TicTacToe-v0"}
+    state = torch.load(
+        tmp_path / "run/checkpoints/step-0000003/trainer_state.pt", weights_only=False
+    )
+    assert len(state["pool"]) == 2 and state["rae"]["baselines"]
+    # a pool game puts a frozen, non-trainable agent on one seat
+    episodes = trainer.collect(3)
+    frozen = [t for ep in episodes for t in ep.turns if not t.trainable]
+    assert frozen and all(t.action_ids for t in frozen)
+
+
+def test_lora_trains_adapters_and_saves_a_merged_model(rl_model_dir, tmp_path):
+    pytest.importorskip("peft")
+    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, lora_rank=4, save_every=1))
+    trainable = [n for n, p in trainer.model.named_parameters() if p.requires_grad]
+    assert trainable and all("lora_" in n for n in trainable)
+    summary = trainer.train()
+    from transformers import AutoModelForCausalLM
+
+    merged = AutoModelForCausalLM.from_pretrained(summary["final"])
+    assert not any("lora" in k for k in merged.state_dict())
+    resumed = GRPOTrainer(config(rl_model_dir, tmp_path, lora_rank=4, steps=3, resume=True))
+    assert resumed.train()["steps"] == 3
+
+
+def test_kl_to_the_reference_is_reported(rl_model_dir, tmp_path):
+    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, beta=0.1, epochs=2, steps=2))
+    trainer.train()
+    rows = [json.loads(ln) for ln in (tmp_path / "run/metrics.jsonl").read_text().splitlines()]
+    assert any(r.get("kl", 0) > 0 for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("advantage", "ppo", "advantage must be one of"),
+        ("scale", "huge", "scale must be"),
+        ("steps", 0, "steps must be an int >= 1"),
+        ("temperature", 0, "temperature must be a number > 0"),
+        ("keep_fraction", 1.5, "keep_fraction"),
+        ("wrappers", ["nope"], "unknown wrapper"),
+        ("lr_schedule", "step", "lr_schedule"),
+        ("max_turns", 0, "max_turns"),
+    ],
+)
+def test_bad_config_values_are_clear_errors(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        GRPOConfig(**{field: value})
+
+
+def test_bad_setups_are_clear_errors(rl_model_dir, tmp_path):
+    with pytest.raises(ValueError, match="unknown turngym env"):
+        GRPOTrainer(config(rl_model_dir, tmp_path, env="Nope-v0"))
+    with pytest.raises(ValueError, match="for games"):
+        GRPOTrainer(config(rl_model_dir, tmp_path, advantage="rae"))
+    with pytest.raises(ValueError, match="wrapper 'sliding_window:size=2'"):
+        GRPOTrainer(config(rl_model_dir, tmp_path, wrappers=["sliding_window:size=2"]))
+    with pytest.raises(ValueError, match="'tiny' or a directory"):
+        GRPOTrainer(config(tmp_path / "missing", tmp_path))
+
+
+def test_lr_schedules(rl_model_dir, tmp_path):
+    trainer = GRPOTrainer(
+        config(rl_model_dir, tmp_path, steps=10, lr_schedule="linear", warmup_steps=1)
+    )
+    assert trainer.lr_at(0) == pytest.approx(5e-4)
+    assert trainer.lr_at(1) == pytest.approx(1e-3)
+    assert trainer.lr_at(9) < 2e-4

@@ -1,0 +1,1 @@
+"""Trainers: GRPO family (``grpo``) and the plumbing they share (``common``)."""

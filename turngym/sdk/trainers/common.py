@@ -1,0 +1,318 @@
+"""Plumbing every turngym trainer shares: models, checkpoints, metrics, curves, CLI flags.
+
+- ``resolve_model``: ``"tiny"`` builds a fresh tiny model (RL-ready near-uniform logits)
+  into the run directory; anything else must be a saved transformers directory.
+- ``save_checkpoint`` / ``latest_checkpoint``: a checkpoint is written to a temporary
+  directory and renamed into place, and ``LATEST`` is replaced atomically, so a crash
+  never leaves a half-written checkpoint where resume would find it.
+- ``MetricsLog``: one JSON line per step (``metrics.jsonl``), mirrored to TensorBoard
+  when it is installed; on resume, rows after the checkpoint's step are dropped.
+- ``plot_curves``: the learning curve PNG from ``metrics.jsonl``.
+- ``add_config_flags`` / ``config_from_args``: every field of a config dataclass as a
+  command-line flag, with ``--config FILE`` (JSON or TOML) supplying defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import shutil
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MetricsLog",
+    "add_config_flags",
+    "checkpoint_dirs",
+    "config_from_args",
+    "latest_checkpoint",
+    "plot_curves",
+    "resolve_model",
+    "save_checkpoint",
+]
+
+TINY = "tiny"
+"""The model name that builds a fresh tiny model instead of loading one."""
+
+
+def resolve_model(model: str, run_dir: Path, seed: int = 0) -> Path:
+    """The directory of the model to train.
+
+    ``"tiny"`` builds a Qwen2-style model (hidden 64, 2 layers, tokenizer trained on
+    env text) with near-uniform initial logits into ``run_dir/base-model`` (reused when
+    it is already there, so a resumed run starts from the same weights).
+
+    Raises:
+        ValueError: ``model`` is neither ``"tiny"`` nor a saved transformers directory.
+
+    """
+    if model == TINY:
+        target = run_dir / "base-model"
+        if not (target / "config.json").is_file():
+            from turngym.sdk.models import build_tiny_model
+
+            build_tiny_model(target, seed=seed, logit_std=0.3)
+        return target
+    path = Path(model).expanduser()
+    if not (path / "config.json").is_file():
+        raise ValueError(
+            f"--model must be 'tiny' or a directory saved with save_pretrained "
+            f"(with config.json), got {model!r}"
+        )
+    return path
+
+
+# -- checkpoints -------------------------------------------------------------------
+
+
+def checkpoint_dirs(run_dir: Path) -> list[Path]:
+    """The run's complete checkpoints, oldest first."""
+    root = run_dir / "checkpoints"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("step-"))
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The checkpoint ``LATEST`` names, or None when the run has none."""
+    pointer = run_dir / "checkpoints" / "LATEST"
+    if not pointer.is_file():
+        return None
+    path = run_dir / "checkpoints" / pointer.read_text().strip()
+    return path if path.is_dir() else None
+
+
+def save_checkpoint(run_dir: Path, step: int, write: Any, keep: int = 2) -> Path:
+    """Write a checkpoint atomically: ``write(tmp_dir)`` fills it, then it is renamed.
+
+    ``LATEST`` then names it (replaced atomically) and all but the newest ``keep``
+    checkpoints are deleted.
+    """
+    root = run_dir / "checkpoints"
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"step-{step:07d}"
+    tmp = root / f".tmp-step-{step:07d}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    write(tmp)
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    pointer = root / ".LATEST.tmp"
+    pointer.write_text(final.name + "\n")
+    os.replace(pointer, root / "LATEST")
+    for old in checkpoint_dirs(run_dir)[:-keep] if keep > 0 else []:
+        if old != final:
+            shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+# -- metrics -----------------------------------------------------------------------
+
+
+class MetricsLog:
+    """Per-step metrics to ``metrics.jsonl`` and, when installed, TensorBoard.
+
+    Args:
+        run_dir: where ``metrics.jsonl`` and ``tensorboard/`` go.
+        resume_step: rows with a larger ``step`` are dropped (they were written after
+            the checkpoint a resumed run restarts from); None: start a new file.
+        tensorboard: also write TensorBoard events (skipped when it is not installed).
+
+    """
+
+    def __init__(self, run_dir: Path, resume_step: int | None = None, tensorboard: bool = True):
+        self.path = run_dir / "metrics.jsonl"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        rows = self.rows() if resume_step is not None else []
+        kept = [r for r in rows if r.get("step", 0) <= (resume_step or 0)]
+        with open(self.path, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in kept)
+        self._writer: Any = None
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:  # tensorboard is optional: JSONL holds everything
+                pass
+            else:
+                self._writer = SummaryWriter(
+                    str(run_dir / "tensorboard"),
+                    purge_step=None if resume_step is None else resume_step + 1,
+                )
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row written so far."""
+        if not self.path.is_file():
+            return []
+        with open(self.path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def log(self, row: dict[str, Any]) -> None:
+        """Append one row (it must hold ``step``)."""
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+        if self._writer is not None:
+            for key, value in row.items():
+                if key != "step" and isinstance(value, (int, float)) and math.isfinite(value):
+                    self._writer.add_scalar(key, value, row["step"])
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Flush and close the TensorBoard writer."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+def plot_curves(
+    rows: Sequence[dict[str, Any]], path: Path, panels: Sequence[Sequence[str]], title: str = ""
+) -> Path | None:
+    """Draw ``panels`` (each a list of metric keys sharing one axis) against ``step``.
+
+    Returns the PNG's path, or None when matplotlib is not installed.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), squeeze=False)
+    for ax, keys in zip(axes[0], panels, strict=True):
+        for key in keys:
+            points = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                ax.plot(xs, ys, marker="o" if len(points) < 30 else None, ms=3, label=key)
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# -- config flags ------------------------------------------------------------------
+
+
+def _base_type(annotation: Any) -> tuple[Any, bool]:
+    """The non-None type of a field's annotation, and whether None is allowed."""
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        return (rest[0] if len(rest) == 1 else str), len(rest) < len(args)
+    return annotation, False
+
+
+def _parser_for(kind: Any, optional: bool, name: str) -> Any:
+    def parse(text: str) -> Any:
+        if optional and text.lower() in ("none", "null"):
+            return None
+        origin = typing.get_origin(kind)
+        if kind is bool:
+            if text.lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.lower() in ("0", "false", "no", "off"):
+                return False
+            raise argparse.ArgumentTypeError(f"--{name} takes true or false, got {text!r}")
+        if kind in (int, float, str):
+            try:
+                return kind(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"--{name} takes {kind.__name__}, got {text!r}"
+                ) from None
+        if origin is list or kind is list:
+            return [part.strip() for part in text.split(",") if part.strip()]
+        if origin is dict or kind is dict:
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                raise argparse.ArgumentTypeError(
+                    f"--{name} takes a JSON object, e.g. '{{\"size\": 4}}', got {text!r}"
+                ) from None
+            if not isinstance(value, dict):
+                raise argparse.ArgumentTypeError(f"--{name} takes a JSON object, got {text!r}")
+            return value
+        return text
+
+    return parse
+
+
+def add_config_flags(parser: argparse.ArgumentParser, config_cls: type) -> None:
+    """One ``--field-name`` flag per field of the dataclass ``config_cls`` (default: unset)."""
+    hints = typing.get_type_hints(config_cls)
+    docs = getattr(config_cls, "__field_docs__", {})
+    parser.add_argument("--config", help="a JSON or TOML file of config fields (flags win)")
+    for f in dataclasses.fields(config_cls):
+        kind, optional = _base_type(hints[f.name])
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = None
+        shown = ",".join(map(str, default)) if isinstance(default, list) else default
+        extra: dict[str, Any] = {"nargs": "?", "const": True} if kind is bool else {}
+        parser.add_argument(
+            f"--{f.name.replace('_', '-')}",
+            dest=f.name,
+            type=_parser_for(kind, optional, f.name.replace("_", "-")),
+            default=argparse.SUPPRESS,
+            help=f"{docs.get(f.name, '')} (default: {shown})".strip(),
+            metavar=getattr(kind, "__name__", "VALUE").upper(),
+            **extra,
+        )
+
+
+def _read_config_file(path: str) -> dict[str, Any]:
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"--config file {path!r} does not exist")
+    text = file.read_text(encoding="utf-8")
+    if file.suffix == ".toml":
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise ValueError(f"--config {path}: not valid TOML ({error})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--config {path}: not valid JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"--config {path}: expected a JSON object of config fields")
+    return data
+
+
+def config_from_args(config_cls: type, args: argparse.Namespace, skip: Iterable[str] = ()) -> Any:
+    """The config the flags (over ``--config FILE``, over the defaults) describe.
+
+    Raises:
+        ValueError: an unknown field in the file or a value the config rejects.
+
+    """
+    names = {f.name for f in dataclasses.fields(config_cls)}
+    values: dict[str, Any] = {}
+    if getattr(args, "config", None):
+        data = _read_config_file(args.config)
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ValueError(f"--config: unknown fields {unknown}; known: {sorted(names)}")
+        values.update(data)
+    skipped = set(skip)
+    values.update({k: v for k, v in vars(args).items() if k in names and k not in skipped})
+    return config_cls(**values)

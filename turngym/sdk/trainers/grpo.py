@@ -1,0 +1,876 @@
+"""Multi-turn GRPO: collect -> advantages -> loss -> update -> log -> checkpoint.
+
+One step of ``GRPOTrainer.train``:
+
+1. **collect**: ``groups`` tasks x ``group_size`` episodes with the current policy (an
+   ``LLMAgent`` over an ``HFPolicy`` that shares the trained model), seeded by the step
+   so a run replays exactly. In a PettingZoo game every seat is the learner (self-play),
+   or, with an opponent pool, some games put a frozen past checkpoint on one seat.
+2. **advantages**: ``grpo`` (StarPO / Dr. GRPO), ``gigpo``, ``turn_level`` (MT-GRPO),
+   ``rae`` (SPIRAL, per (game, seat) baselines) or ``per_agent_norm`` (MARS), from
+   ``turngym.sdk.advantages``; zero-advantage groups are dropped and StarPO-S keeps the
+   groups whose returns vary most.
+3. **loss**: the token-level clipped ratio of ``turngym.sdk.losses.policy_loss`` over
+   training sequences (``packed()`` for append-only conversations, one per turn when a
+   wrapper rebuilt the context), action tokens only; guided-choice turns renormalise
+   over the tokens that were allowed.
+4. **update**: ``epochs`` passes of ``minibatches`` optimiser steps each, gradient
+   accumulation over micro-batches, gradient clipping; LoRA via peft optional.
+5. **log**: a JSONL row (and TensorBoard) per step, held-out evaluation every
+   ``eval_every`` steps on seeds no training episode uses.
+6. **checkpoint**: weights, optimiser, RAE baselines, opponent pool and step, written
+   atomically; ``resume=True`` continues exactly where the last one stopped.
+
+At the end: ``final/`` (a merged model + tokenizer that ``hf:DIR`` agents load) and
+``curve.png``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from turngym.sdk import advantages as adv_fns
+from turngym.sdk.agents import AGENT_SETTINGS
+from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
+from turngym.sdk.losses import policy_loss
+from turngym.sdk.records import Episode
+from turngym.sdk.trainers.common import (
+    MetricsLog,
+    latest_checkpoint,
+    plot_curves,
+    resolve_model,
+    save_checkpoint,
+)
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["ADVANTAGES", "WRAPPERS", "GRPOConfig", "GRPOTrainer"]
+
+ADVANTAGES = ("grpo", "gigpo", "turn_level", "rae", "per_agent_norm")
+"""Advantage estimators ``GRPOConfig.advantage`` accepts."""
+
+WRAPPERS = {
+    "chat_history": "ChatHistory",
+    "sliding_window": "SlidingWindow",
+    "summarize": "SummarizeContext",
+    "internal_state": "InternalState",
+    "markovian_chunks": "MarkovianChunks",
+    "memory": "MemoryTools",
+    "parse_action": "ParseAction",
+    "gated_reward": "GatedReward",
+    "unary_feedback": "UnaryFeedback",
+}
+"""Wrapper names for ``GRPOConfig.wrappers`` (text envs): ``name`` or ``name:key=value;...``."""
+
+
+@dataclass
+class GRPOConfig:
+    """Everything a GRPO run needs; every field is a ``turngym train grpo`` flag."""
+
+    env: str = "turngym/Bandit-v0"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    wrappers: list[str] = field(default_factory=list)
+    model: str = "tiny"
+    output_dir: str = "runs/grpo"
+    system_prompt: str | None = None
+    steps: int = 50
+    groups: int = 8
+    group_size: int = 8
+    max_turns: int | None = None
+    max_new_tokens: int = 32
+    temperature: float = 1.0
+    top_p: float = 1.0
+    constrained: bool = True
+    advantage: str = "grpo"
+    scale: str = "group"
+    gamma: float = 0.95
+    gigpo_weight: float = 1.0
+    rae_decay: float = 0.95
+    keep_fraction: float = 1.0
+    clip_low: float = 0.2
+    clip_high: float = 0.28
+    aggregation: str = "token_mean"
+    beta: float = 0.0
+    entropy_coef: float = 0.0
+    lr: float | None = None
+    lr_schedule: str = "constant"
+    warmup_steps: int = 0
+    weight_decay: float = 0.0
+    epochs: int = 1
+    minibatches: int = 1
+    micro_batch_size: int = 32
+    max_grad_norm: float = 1.0
+    lora_rank: int = 0
+    lora_alpha: int = 16
+    pool_size: int = 0
+    pool_every: int = 10
+    pool_prob: float = 0.5
+    device: str | None = None
+    dtype: str | None = None
+    mixed_precision: bool = True
+    eval_every: int = 10
+    eval_episodes: int = 64
+    eval_seed: int = 1_000_000_000
+    eval_greedy: bool = False
+    eval_opponent: str = "random"
+    save_every: int = 10
+    keep_checkpoints: int = 2
+    seed: int = 0
+    tensorboard: bool = True
+    progress: bool = True
+    log_every: int = 1
+    resume: bool = False
+
+    __field_docs__: ClassVar[dict[str, str]] = {
+        "env": "registered env or game id (a game trains by self-play on every seat)",
+        "env_kwargs": "JSON object of env constructor arguments",
+        "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
+        "model": "'tiny' (build a tiny model from a config) or a saved model directory",
+        "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
+        "system_prompt": "system message before every observation",
+        "steps": "training steps (one collection + update each)",
+        "groups": "tasks (seeds) per step",
+        "group_size": "episodes per task: the GRPO group",
+        "max_turns": "cut episodes after this many turns (None: the env's limit)",
+        "max_new_tokens": "most tokens generated per action",
+        "temperature": "sampling temperature; the trained policy is the tempered one",
+        "top_p": "nucleus sampling mass while collecting",
+        "constrained": "decode only the env's legal actions when it lists them",
+        "advantage": f"advantage estimator: {', '.join(ADVANTAGES)}",
+        "scale": "grpo/gigpo normalisation: group, batch or none (Dr. GRPO)",
+        "gamma": "GiGPO step-level discount",
+        "gigpo_weight": "weight of GiGPO's step-level advantage",
+        "rae_decay": "EMA decay of RAE's per (game, seat) baselines",
+        "keep_fraction": "StarPO-S: keep this share of groups, highest return spread first",
+        "clip_low": "ratio clip below: 1 - clip_low",
+        "clip_high": "ratio clip above: 1 + clip_high (DAPO clip-higher)",
+        "aggregation": "loss aggregation: token_mean, seq_mean or dr_grpo",
+        "beta": "KL(policy || initial policy) weight (k3 estimator); 0 keeps no reference",
+        "entropy_coef": "entropy bonus weight",
+        "lr": "AdamW learning rate (None: 1e-3 for tiny, 1e-4 with LoRA, else 1e-6)",
+        "lr_schedule": "constant, linear (to 0 at the last step) or cosine",
+        "warmup_steps": "steps of linear warm-up from 0 to lr",
+        "weight_decay": "AdamW weight decay",
+        "epochs": "passes over each step's batch",
+        "minibatches": "optimiser steps per pass",
+        "micro_batch_size": "sequences per forward (gradients accumulate over them)",
+        "max_grad_norm": "gradient clipping norm (0: off)",
+        "lora_rank": "LoRA rank via peft (0: train every weight)",
+        "lora_alpha": "LoRA alpha",
+        "pool_size": "self-play: past checkpoints kept as opponents (0: pure self-play)",
+        "pool_every": "self-play: add the current weights to the pool every N steps",
+        "pool_prob": "self-play: share of games against a pool opponent",
+        "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
+        "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
+        "mixed_precision": "bfloat16 autocast for the update on a GPU",
+        "eval_every": "evaluate every N steps (0: only before and after)",
+        "eval_episodes": "episodes per evaluation",
+        "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
+        "eval_greedy": "evaluate the greedy policy instead of the sampled one",
+        "eval_opponent": "games: the opponent agent in evaluation (random, expert)",
+        "save_every": "checkpoint every N steps (0: only at the end)",
+        "keep_checkpoints": "checkpoints kept on disk",
+        "seed": "seeds rollouts, sampling and minibatch order",
+        "tensorboard": "also write TensorBoard events",
+        "progress": "show a progress bar",
+        "log_every": "print a summary line every N steps (0: never)",
+        "resume": "continue from the run directory's latest checkpoint",
+    }
+
+    def __post_init__(self) -> None:
+        checks: list[tuple[str, bool, str]] = [
+            ("advantage", self.advantage in ADVANTAGES, f"one of {', '.join(ADVANTAGES)}"),
+            ("scale", self.scale in ("group", "batch", "none"), "group, batch or none"),
+            (
+                "aggregation",
+                self.aggregation in ("token_mean", "seq_mean", "dr_grpo"),
+                "token_mean, seq_mean or dr_grpo",
+            ),
+            ("temperature", _num(self.temperature) and self.temperature > 0, "a number > 0"),
+            ("top_p", _num(self.top_p) and 0 < self.top_p <= 1, "in (0, 1]"),
+            (
+                "keep_fraction",
+                _num(self.keep_fraction) and 0 < self.keep_fraction <= 1,
+                "in (0, 1]",
+            ),
+            ("pool_prob", _num(self.pool_prob) and 0 <= self.pool_prob <= 1, "in [0, 1]"),
+            ("beta", _num(self.beta) and self.beta >= 0, "a number >= 0"),
+            ("lr", self.lr is None or (_num(self.lr) and self.lr > 0), "None or a number > 0"),
+            (
+                "lr_schedule",
+                self.lr_schedule in ("constant", "linear", "cosine"),
+                "constant, linear or cosine",
+            ),
+        ]
+        for name in ("steps", "groups", "group_size", "max_new_tokens", "epochs"):
+            checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
+        for name in ("minibatches", "micro_batch_size", "eval_episodes", "pool_every"):
+            checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
+        for name in (
+            "eval_every",
+            "save_every",
+            "lora_rank",
+            "pool_size",
+            "seed",
+            "log_every",
+            "warmup_steps",
+        ):
+            checks.append((name, _int(getattr(self, name), 0), "an int >= 0"))
+        checks.append(("keep_checkpoints", _int(self.keep_checkpoints, 1), "an int >= 1"))
+        checks.append(
+            ("max_turns", self.max_turns is None or _int(self.max_turns, 1), "None or an int >= 1")
+        )
+        for name, ok, want in checks:
+            if not ok:
+                raise ValueError(f"{name} must be {want}, got {getattr(self, name)!r}")
+        for spec in self.wrappers:
+            if spec.split(":", 1)[0] not in WRAPPERS:
+                raise ValueError(f"unknown wrapper {spec!r}; known: {', '.join(WRAPPERS)}")
+        if not isinstance(self.env_kwargs, dict):
+            raise ValueError(f"env_kwargs must be a dict, got {self.env_kwargs!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+
+def _num(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _int(value: object, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _wrapper_kwargs(spec: str) -> tuple[str, dict[str, Any]]:
+    import ast
+
+    name, _, rest = spec.partition(":")
+    kwargs: dict[str, Any] = {}
+    for pair in filter(None, rest.split(";")):
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise ValueError(f"wrapper options are key=value;..., got {spec!r}")
+        try:
+            kwargs[key.strip()] = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError):
+            kwargs[key.strip()] = raw.strip()
+    return name, kwargs
+
+
+class GRPOTrainer:
+    """Trains a causal LM with multi-turn GRPO on a turngym env or game.
+
+    Args:
+        config: the run's ``GRPOConfig``.
+        env_fn: builds a single-agent env (a custom one, unregistered); ``config.env``
+            is then only its name in records and logs.
+
+    Example:
+        >>> trainer = GRPOTrainer(GRPOConfig(env="Bandit-v0", steps=20))  # doctest: +SKIP
+        >>> summary = trainer.train()  # doctest: +SKIP
+        >>> summary["eval_after"]["success"]  # doctest: +SKIP
+
+    """
+
+    def __init__(self, config: GRPOConfig, env_fn: Callable[[], Any] | None = None) -> None:
+        import torch
+
+        from turngym.registry import entry
+        from turngym.sdk.backends.hf import HFPolicy
+
+        self.config = c = config
+        self.env_fn = env_fn
+        if env_fn is not None:
+            self.env_id, self.is_game = c.env, False
+        else:
+            try:
+                row = entry(c.env)
+            except KeyError as error:
+                raise ValueError(str(error.args[0])) from None
+            self.env_id = row.id
+            self.is_game = row.game is not None
+        if self.is_game and c.wrappers:
+            raise ValueError("wrappers= applies to single-agent text envs, not to games")
+        if c.advantage == "rae" and not self.is_game:
+            raise ValueError("advantage='rae' is for games (per-seat baselines); use grpo")
+        if not self.is_game:
+            self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
+        self.run_dir = Path(c.output_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
+        self.lr = (
+            c.lr
+            if c.lr is not None
+            else (1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-6)
+        )
+        base = HFPolicy(self.model_dir, device=c.device, dtype=c.dtype or "float32")
+        self.tokenizer = base.tokenizer
+        model = base.model
+        if c.lora_rank:
+            from peft import LoraConfig, get_peft_model
+
+            model = get_peft_model(
+                model,
+                LoraConfig(r=c.lora_rank, lora_alpha=c.lora_alpha, target_modules="all-linear"),
+            )
+        self.model = model
+        self.policy = HFPolicy(model, tokenizer=self.tokenizer) if c.lora_rank else base
+        self.device = self.policy.device
+        self.ref_model = None
+        if c.beta > 0 and not c.lora_rank:
+            self.ref_model = copy.deepcopy(model).eval().requires_grad_(False)
+        params = [p for p in model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=self.lr, weight_decay=c.weight_decay)
+        self.agent = self._agent(c.temperature, c.top_p)
+        self.rae = adv_fns.RAEBaseline(decay=c.rae_decay)
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.step = 0
+        self._collectors: dict[str, Any] = {}
+        self._opponent: Any = None
+
+    # -- agents and collection -----------------------------------------------------
+
+    def _agent(self, temperature: float, top_p: float = 1.0, policy: Any = None) -> Any:
+        from turngym.agents.llm import LLMAgent
+        from turngym.sdk.policy import SamplingParams
+
+        return LLMAgent(
+            policy or self.policy,
+            system_prompt=self.config.system_prompt,
+            sampling=SamplingParams(
+                temperature=temperature,
+                top_p=top_p if temperature > 0 else 1.0,
+                max_new_tokens=self.config.max_new_tokens,
+                seed=0,
+            ),
+            constrained=self.config.constrained,
+        )
+
+    def _make_env(self) -> Any:
+        import turngym
+        import turngym.wrappers as wrappers
+
+        try:
+            if self.env_fn is not None:
+                env = self.env_fn()
+            else:
+                env = turngym.make(self.env_id, **self.config.env_kwargs)
+        except TypeError as error:
+            raise ValueError(f"env_kwargs {self.config.env_kwargs}: {error}") from None
+        for spec in self.config.wrappers:
+            name, kwargs = _wrapper_kwargs(spec)
+            try:
+                env = getattr(wrappers, WRAPPERS[name])(env, **kwargs)
+            except TypeError as error:
+                raise ValueError(f"wrapper {spec!r}: {error}") from None
+        return env
+
+    def _collector(self, key: str, agents: Any, n: int) -> Any:
+        """A collector kept across steps (envs are made once)."""
+        from turngym.sdk.rollout import Collector, GameCollector
+
+        if key not in self._collectors:
+            if self.is_game:
+                import turngym
+
+                games = [turngym.make_game(self.env_id, **self.config.env_kwargs) for _ in range(n)]
+                self._collectors[key] = GameCollector(
+                    games, agents, max_turns=self.config.max_turns, progress=False
+                )
+            else:
+                envs = [self._make_env() for _ in range(n)]
+                self._collectors[key] = Collector(
+                    envs, agents, max_turns=self.config.max_turns, progress=False
+                )
+        return self._collectors[key]
+
+    def collect(self, step: int) -> list[Episode]:
+        """The step's training episodes (seeds ``seed + step * groups + g``)."""
+        episodes = self._collect(step)
+        for ep in episodes:  # the registered id, whatever the envs were built from
+            ep.env_id = self.env_id
+        return episodes
+
+    def _collect(self, step: int) -> list[Episode]:
+        c = self.config
+        n = c.groups * c.group_size
+        self.agent.policy_version = step
+        first = c.seed * 7919 % 100_000 + step * c.groups
+        if not self.is_game or not self.pool:
+            return self._collector("train", self.agent, min(n, 64)).collect(
+                n, seed=first, group_size=c.group_size
+            )
+        # Self-play against the pool: the first pool_prob share of the groups put a
+        # frozen past checkpoint on one seat (alternating), the rest are pure self-play.
+        rng = random.Random(f"{c.seed}:pool:{step}")
+        opponent = self._pool_opponent(rng.randrange(len(self.pool)))
+        vs_pool = round(c.pool_prob * c.groups)
+        episodes: list[Episode] = []
+        seats = self._seats()
+        for g in range(c.groups):
+            if g < vs_pool:
+                seat = seats[g % len(seats)]
+                agents = {s: (opponent if s == seat else self.agent) for s in seats}
+                key = f"pool:{seat}"
+            else:
+                agents, key = self.agent, "train"
+            part = self._collector(key, agents, min(c.group_size, 64)).collect(
+                c.group_size, seed=first + g, group_size=c.group_size
+            )
+            for ep in part:
+                ep.group = g
+                ep.index += g * c.group_size
+            episodes += part
+        return episodes
+
+    def _seats(self) -> list[str]:
+        import turngym
+
+        game = turngym.make_game(self.env_id, **self.config.env_kwargs)
+        game.reset(seed=0)
+        seats = list(game.possible_agents)
+        game.close()
+        return seats
+
+    def _pool_opponent(self, index: int) -> Any:
+        from turngym.sdk.backends.hf import HFPolicy
+
+        if self._opponent is None:
+            frozen = copy.deepcopy(self.model).eval().requires_grad_(False)
+            self._opponent = self._agent(
+                self.config.temperature, self.config.top_p, HFPolicy(frozen, self.tokenizer)
+            )
+            self._opponent.trainable = False
+        self._opponent.policy.model.load_state_dict(self.pool[index])
+        return self._opponent
+
+    # -- advantages and sequences --------------------------------------------------
+
+    def advantages(self, episodes: Sequence[Episode]) -> list[list[float]]:
+        """One advantage per turn from the configured estimator."""
+        c = self.config
+        if c.advantage == "grpo":
+            return adv_fns.grpo(episodes, scale=c.scale)  # type: ignore[arg-type]
+        if c.advantage == "gigpo":
+            return adv_fns.gigpo(episodes, gamma=c.gamma, weight=c.gigpo_weight)
+        if c.advantage == "turn_level":
+            return adv_fns.turn_level(episodes)
+        if c.advantage == "rae":
+            return self.rae.advantages(episodes)
+        return adv_fns.per_agent_norm(episodes)
+
+    def sequences(
+        self, episodes: Sequence[Episode], advantages: Sequence[Sequence[float]]
+    ) -> list[TrainSequence]:
+        """The training sequences of the episodes worth learning from."""
+        keep = select_groups(episodes, advantages, keep_fraction=self.config.keep_fraction)
+        if self.config.advantage in ("rae", "per_agent_norm"):
+            # Per-seat baselines: a group's episodes need not differ to teach something.
+            keep = [k for k, row in enumerate(advantages) if any(a != 0 for a in row)]
+        seqs = training_sequences(episodes, advantages, keep, choices=self.agent.choice_ids)
+        return [s for s in seqs if any(s.loss_mask)]
+
+    # -- loss ----------------------------------------------------------------------
+
+    def _token_logprobs(
+        self, model: Any, batch: Sequence[TrainSequence], want_entropy: bool
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Log-probs (and entropies) of each sequence's loss tokens, ``[batch, length]``.
+
+        Logits are divided by the sampling temperature (the trained policy is the
+        tempered one) and, at guided-choice positions, renormalised over the tokens
+        that were allowed. Only loss positions go through the softmax.
+        """
+        import torch
+
+        width = max(len(s.input_ids) for s in batch)
+        pad = int(self.policy._pad_id)
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        attn = torch.zeros((len(batch), width), dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.bool)
+        for r, s in enumerate(batch):
+            ids[r, : len(s.input_ids)] = torch.tensor(s.input_ids)
+            attn[r, : len(s.input_ids)] = 1
+            mask[r, : len(s.loss_mask)] = torch.tensor(s.loss_mask, dtype=torch.bool)
+        ids, attn, mask = ids.to(self.device), attn.to(self.device), mask.to(self.device)
+        mask[:, 0] = False  # the first token has no prediction
+        logits = model(input_ids=ids, attention_mask=attn, use_cache=False).logits
+        rows, cols = mask.nonzero(as_tuple=True)
+        picked = logits[rows, cols - 1].float() / self.config.temperature
+        guided = [(r, p, a) for r, s in enumerate(batch) for p, a in s.allowed]
+        if guided:
+            where = {(int(r), int(p)): k for k, (r, p) in enumerate(zip(rows, cols, strict=True))}
+            keep = torch.ones_like(picked, dtype=torch.bool)
+            for r, p, allowed in guided:
+                k = where[r, p]
+                keep[k] = False
+                keep[k, torch.tensor(allowed, device=picked.device)] = True
+            picked = picked.masked_fill(~keep, float("-inf"))
+        logp_all = torch.log_softmax(picked, dim=-1)
+        chosen = logp_all.gather(1, ids[rows, cols][:, None])[:, 0]
+        out = torch.zeros(mask.shape, dtype=chosen.dtype, device=self.device)
+        out[rows, cols] = chosen
+        entropy = None
+        if want_entropy:
+            probs = logp_all.exp()
+            ent = -(probs * logp_all.nan_to_num(neginf=0.0)).sum(-1)
+            entropy = torch.zeros_like(out)
+            entropy[rows, cols] = ent
+        return out, mask, entropy
+
+    def _tensors(self, batch: Sequence[TrainSequence], key: str) -> torch.Tensor:
+        import torch
+
+        width = max(len(s.input_ids) for s in batch)
+        out = torch.zeros((len(batch), width), dtype=torch.float32)
+        for r, s in enumerate(batch):
+            values = getattr(s, key)
+            if values:
+                out[r, : len(values)] = torch.tensor(values, dtype=torch.float32)
+        return out.to(self.device)
+
+    def _old_logprobs(self, seqs: Sequence[TrainSequence], model: Any) -> list[torch.Tensor]:
+        """Per-sequence log-probs under ``model`` before any update (no gradients)."""
+        import torch
+
+        out: list[torch.Tensor] = []
+        mb = self.config.micro_batch_size
+        with torch.no_grad(), self._autocast():
+            for start in range(0, len(seqs), mb):
+                chunk = seqs[start : start + mb]
+                logp, _, _ = self._token_logprobs(model, chunk, want_entropy=False)
+                out += [logp[r, : len(s.input_ids)].float() for r, s in enumerate(chunk)]
+        return out
+
+    def _autocast(self) -> Any:
+        import contextlib
+
+        import torch
+
+        if self.config.mixed_precision and self.device.type == "cuda":
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    # -- update --------------------------------------------------------------------
+
+    def lr_at(self, step: int) -> float:
+        """The learning rate of (0-based) ``step`` under the schedule and warm-up."""
+        c = self.config
+        if step < c.warmup_steps:
+            return self.lr * (step + 1) / (c.warmup_steps + 1)
+        span = max(1, c.steps - c.warmup_steps)
+        done = (step - c.warmup_steps) / span
+        if c.lr_schedule == "linear":
+            return self.lr * (1 - done)
+        if c.lr_schedule == "cosine":
+            return self.lr * 0.5 * (1 + math.cos(math.pi * done))
+        return self.lr
+
+    def update(self, seqs: list[TrainSequence], step: int) -> dict[str, float]:
+        """``epochs`` x ``minibatches`` optimiser steps over ``seqs``; the mean metrics."""
+        c = self.config
+        lr = self.lr_at(step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        if not seqs:
+            return {"loss": 0.0, "grad_norm": 0.0, "clip_fraction": 0.0, "kl": 0.0, "lr": lr}
+        self.model.train()
+        updates = c.epochs * c.minibatches
+        old = self._old_logprobs(seqs, self.model) if updates > 1 else None
+        ref = self._ref_logprobs(seqs) if c.beta > 0 else None
+        max_tokens = max(sum(s.loss_mask) for s in seqs)
+        rng = random.Random(f"{c.seed}:minibatch:{step}")
+        totals: dict[str, float] = {}
+        count = 0
+        for _ in range(c.epochs):
+            order = list(range(len(seqs)))
+            rng.shuffle(order)
+            size = math.ceil(len(order) / c.minibatches)
+            for start in range(0, len(order), size):
+                mini = order[start : start + size]
+                metrics = self._minibatch(seqs, mini, old, ref, max_tokens)
+                for k, v in metrics.items():
+                    totals[k] = totals.get(k, 0.0) + v
+                count += 1
+        self.model.eval()
+        return {**{k: v / count for k, v in totals.items()}, "lr": lr}
+
+    def _ref_logprobs(self, seqs: Sequence[TrainSequence]) -> list[torch.Tensor]:
+        if self.ref_model is not None:
+            return self._old_logprobs(seqs, self.ref_model)
+        with self.model.disable_adapter():  # LoRA: the base weights are the reference
+            return self._old_logprobs(seqs, self.model)
+
+    def _minibatch(
+        self,
+        seqs: Sequence[TrainSequence],
+        mini: list[int],
+        old: list[torch.Tensor] | None,
+        ref: list[torch.Tensor] | None,
+        max_tokens: int,
+    ) -> dict[str, float]:
+        import torch
+
+        c = self.config
+        tokens = sum(sum(seqs[i].loss_mask) for i in mini)
+        self.optimizer.zero_grad(set_to_none=True)
+        sums = {"loss": 0.0, "clip_fraction": 0.0, "kl": 0.0, "entropy": 0.0}
+        want_entropy = c.entropy_coef > 0
+        # Longest first in micro-batches of similar length: little padding.
+        mini = sorted(mini, key=lambda i: len(seqs[i].input_ids), reverse=True)
+        for start in range(0, len(mini), c.micro_batch_size):
+            part = mini[start : start + c.micro_batch_size]
+            batch = [seqs[i] for i in part]
+            with self._autocast():
+                logp, mask, entropy = self._token_logprobs(self.model, batch, want_entropy)
+            logp = logp.float()
+            width = logp.shape[1]
+            old_t = logp.detach() if old is None else _stack([old[i] for i in part], width)
+            ref_t = None if ref is None else _stack([ref[i] for i in part], width)
+            adv = self._tensors(batch, "advantages")
+            loss, metrics = policy_loss(
+                logp,
+                old_t,
+                adv,
+                mask,
+                clip_low=c.clip_low,
+                clip_high=c.clip_high,
+                aggregation=c.aggregation,  # type: ignore[arg-type]
+                ref_logprobs=ref_t,
+                beta=c.beta,
+                entropy=entropy,
+                entropy_coef=c.entropy_coef,
+                max_tokens=max_tokens,
+            )
+            # Each micro-batch's mean, weighted so the sum is the minibatch's mean.
+            share = (
+                float(mask.sum()) / max(tokens, 1)
+                if c.aggregation == "token_mean"
+                else len(part) / len(mini)
+            )
+            (loss * share).backward()
+            sums["loss"] += float(loss.detach()) * share
+            sums["clip_fraction"] += metrics["clip_fraction"] * share
+            sums["kl"] += metrics["kl"] * share
+            if entropy is not None:
+                sums["entropy"] += float((entropy * mask).sum()) / max(tokens, 1)
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        norm = torch.nn.utils.clip_grad_norm_(
+            params, c.max_grad_norm if c.max_grad_norm > 0 else float("inf")
+        )
+        self.optimizer.step()
+        sums["grad_norm"] = float(norm)
+        return sums
+
+    # -- evaluation ----------------------------------------------------------------
+
+    def evaluate(self, episodes: int | None = None) -> dict[str, float]:
+        """Success (and return) on held-out seeds; games: vs ``eval_opponent`` on each seat."""
+        c = self.config
+        n = episodes or c.eval_episodes
+        agent = self._agent(0.0 if c.eval_greedy else c.temperature)
+        agent.policy_version = self.step
+        if not self.is_game:
+            eps = self._collector("eval", agent, min(n, 64)).collect(n, seed=c.eval_seed)
+            return {
+                "success": sum(ep.success for ep in eps) / n,
+                "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,
+            }
+        seats = self._seats()
+        wins = nonloss = 0.0
+        total = 0
+        for seat in seats:
+            per = max(1, n // len(seats))
+            agents = {s: (agent if s == seat else c.eval_opponent) for s in seats}
+            eps = self._collector(f"eval:{seat}", agents, min(per, 64)).collect(
+                per, seed=c.eval_seed
+            )
+            for ep in eps:
+                mine = ep.returns.get(seat, 0.0)
+                best_other = max(ep.returns.get(s, 0.0) for s in seats if s != seat)
+                wins += mine > best_other
+                nonloss += mine >= best_other
+            total += per
+        return {"success": wins / total, "nonloss": nonloss / total}
+
+    # -- checkpoints ---------------------------------------------------------------
+
+    def save(self) -> Path:
+        """Checkpoint the run (atomically) and return its directory."""
+        import torch
+
+        def write(tmp: Path) -> None:
+            self.model.save_pretrained(tmp / "model")
+            self.tokenizer.save_pretrained(tmp / "model")
+            torch.save(
+                {
+                    "step": self.step,
+                    "optimizer": self.optimizer.state_dict(),
+                    "rae": self.rae.state_dict(),
+                    "pool": self.pool,
+                    "config": self.config.to_dict(),
+                },
+                tmp / "trainer_state.pt",
+            )
+
+        return save_checkpoint(self.run_dir, self.step, write, keep=self.config.keep_checkpoints)
+
+    def load(self, checkpoint: Path) -> None:
+        """Restore weights, optimiser, baselines, pool and step from a checkpoint."""
+        import torch
+
+        state = torch.load(checkpoint / "trainer_state.pt", weights_only=False)
+        if self.config.lora_rank:
+            from peft import set_peft_model_state_dict
+            from safetensors.torch import load_file
+
+            set_peft_model_state_dict(
+                self.model, load_file(checkpoint / "model" / "adapter_model.safetensors")
+            )
+        else:
+            from transformers import AutoModelForCausalLM
+
+            saved = AutoModelForCausalLM.from_pretrained(
+                checkpoint / "model", dtype=next(self.model.parameters()).dtype
+            )
+            self.model.load_state_dict(saved.state_dict())
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.rae.load_state_dict(state["rae"])
+        self.pool = state["pool"]
+        self.step = int(state["step"])
+
+    def save_final(self) -> Path:
+        """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
+        target = self.run_dir / "final"
+        model = self.model
+        if self.config.lora_rank:
+            model = copy.deepcopy(self.model).merge_and_unload()
+        model.save_pretrained(target)
+        self.tokenizer.save_pretrained(target)
+        settings = {
+            "constrained": self.config.constrained,
+            "system_prompt": self.config.system_prompt,
+        }
+        (target / AGENT_SETTINGS).write_text(json.dumps(settings, indent=1) + "\n")
+        return target
+
+    # -- the loop ------------------------------------------------------------------
+
+    def train(self) -> dict[str, Any]:
+        """Run (or resume) training; returns a summary with evaluation before and after."""
+        from turngym.progress import progress
+
+        c = self.config
+        resume_from = latest_checkpoint(self.run_dir) if c.resume else None
+        if resume_from is not None:
+            self.load(resume_from)
+        log = MetricsLog(
+            self.run_dir,
+            resume_step=self.step if resume_from is not None else None,
+            tensorboard=c.tensorboard,
+        )
+        started = time.perf_counter()
+        before = None
+        if resume_from is None:
+            before = self.evaluate()
+            log.log({"step": 0, **{f"eval_{k}": v for k, v in before.items()}})
+            self._say(f"before training: eval {_fmt(before)}")
+        steps = range(self.step, c.steps)
+        bar: Any = progress(steps, total=len(steps), desc="grpo") if c.progress else steps
+        for step in bar:
+            row = self.train_step(step)
+            self.step = step + 1
+            if c.eval_every and self.step % c.eval_every == 0 and self.step < c.steps:
+                row.update({f"eval_{k}": v for k, v in self.evaluate().items()})
+            log.log(row)
+            if c.log_every and (self.step % c.log_every == 0 or self.step == c.steps):
+                self._say(_line(row, c.steps))
+            if c.save_every and self.step % c.save_every == 0:
+                self.save()
+        after = self.evaluate()
+        log.log({"step": self.step, **{f"eval_{k}": v for k, v in after.items()}})
+        self._say(f"after training: eval {_fmt(after)}")
+        self.save()
+        final = self.save_final()
+        log.close()
+        curve = plot_curves(
+            log.rows(),
+            self.run_dir / "curve.png",
+            [["reward", "success", "eval_success"], ["loss", "clip_fraction"]],
+            title=f"GRPO on {self.env_id}",
+        )
+        for collector in self._collectors.values():
+            collector.close()
+        self._collectors.clear()
+        return {
+            "eval_before": before,
+            "eval_after": after,
+            "steps": self.step,
+            "seconds": time.perf_counter() - started,
+            "final": str(final),
+            "curve": str(curve) if curve else None,
+            "metrics": str(log.path),
+        }
+
+    def train_step(self, step: int) -> dict[str, Any]:
+        """One collection + update; the step's metrics row."""
+        t0 = time.perf_counter()
+        episodes = self.collect(step)
+        t1 = time.perf_counter()
+        advantages = self.advantages(episodes)
+        seqs = self.sequences(episodes, advantages)
+        metrics = self.update(seqs, step)
+        t2 = time.perf_counter()
+        if self.is_game and self.config.pool_size and (step + 1) % self.config.pool_every == 0:
+            snapshot = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+            self.pool = [*self.pool, snapshot][-self.config.pool_size :]
+        rewards = [sum(float(t.reward) for t in ep.turns if t.trainable) for ep in episodes]
+        return {
+            "step": step + 1,
+            "reward": sum(rewards) / len(rewards),
+            "success": sum(ep.success for ep in episodes) / len(episodes),
+            "turns": sum(ep.length for ep in episodes) / len(episodes),
+            "sequences": len(seqs),
+            "collect_s": round(t1 - t0, 3),
+            "update_s": round(t2 - t1, 3),
+            **metrics,
+        }
+
+    def _say(self, text: str) -> None:
+        if self.config.log_every:
+            print(text, file=sys.stderr if self.config.progress else sys.stdout, flush=True)
+
+
+def _stack(rows: Sequence[torch.Tensor], width: int) -> torch.Tensor:
+    import torch
+
+    out = torch.zeros((len(rows), width), dtype=rows[0].dtype, device=rows[0].device)
+    for r, row in enumerate(rows):
+        out[r, : row.shape[0]] = row
+    return out
+
+
+def _fmt(metrics: dict[str, float]) -> str:
+    return " ".join(f"{k}={v:.3f}" for k, v in metrics.items())
+
+
+def _line(row: dict[str, Any], steps: int) -> str:
+    keys = ("reward", "success", "loss", "eval_success")
+    parts = [f"{k}={row[k]:.3f}" for k in keys if isinstance(row.get(k), float)]
+    return (
+        f"step {row['step']}/{steps} "
+        + " ".join(parts)
+        + f" ({row['collect_s'] + row['update_s']:.1f}s)"
+    )
