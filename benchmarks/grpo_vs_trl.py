@@ -9,9 +9,9 @@ are rendered with the model's chat template by both.
 
 Each run is its own process (so peak RSS is that trainer's own), runs alternate
 (turngym, TRL, turngym, TRL, ...) so machine noise hits both alike, the first
-``--warmup`` steps are not timed, and each trainer's best run is compared. One JSON line
-per run, then one with the ratios (target: turngym >= 1.5x TRL steps/s, peak RSS not
-higher).
+``--warmup`` steps are not timed, and each trainer's best run is compared (the ratio of
+medians is printed too). One JSON line per run, then one with the ratios (target:
+turngym >= 1.5x TRL steps/s, peak RSS not higher).
 
 TRL is a peer, not a dependency: install it beside turngym (``pip install
 torch==2.13.0`` first, then ``pip install -e '.[llm,bench]'``) and run
@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -233,6 +234,11 @@ def main() -> None:
                 "turngym_steps_per_s": ours["steps_per_s"],
                 "trl_steps_per_s": peer["steps_per_s"],
                 "steps_per_s_ratio": round(ours["steps_per_s"] / peer["steps_per_s"], 2),
+                "median_steps_per_s_ratio": round(
+                    statistics.median(r["steps_per_s"] for r in runs["turngym"])
+                    / statistics.median(r["steps_per_s"] for r in runs["trl"]),
+                    2,
+                ),
                 "tokens_per_s_ratio": round(ours["tokens_per_s"] / peer["tokens_per_s"], 2),
                 "turngym_peak_rss_mb": max(r["peak_rss_mb"] for r in runs["turngym"]),
                 "trl_peak_rss_mb": max(r["peak_rss_mb"] for r in runs["trl"]),

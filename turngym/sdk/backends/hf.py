@@ -273,7 +273,10 @@ class HFPolicy:
                     padded = padded and bool((mask == 0).any())
                 mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
                 logits, cache = self._forward(
-                    picked[:, None], mask if padded else None, next_pos[:, None], cache
+                    picked[:, None],
+                    self._step_mask(mask) if padded else None,
+                    next_pos[:, None],
+                    cache,
                 )
                 next_pos = next_pos + 1
         self.stats["new_tokens"] += sum(len(t) for t in tokens)
@@ -342,6 +345,17 @@ class HFPolicy:
         self.stats["forward_s"] += time.perf_counter() - start
         self.stats["forwards"] += 1
         return out.logits[:, -1, :], out.past_key_values
+
+    def _step_mask(self, mask: torch.Tensor) -> torch.Tensor:
+        """The attention mask of a one-token decoding step.
+
+        With SDPA attention the 4D boolean mask is built here directly (one query sees
+        every real key: causality adds nothing), which transformers passes through
+        as is instead of rebuilding it from the 2D mask at every step.
+        """
+        if getattr(self.model.config, "_attn_implementation", None) == "sdpa":
+            return mask[:, None, None, :].bool()
+        return mask
 
     def _stopped(self, tokens: list[int], stop: tuple[str, ...]) -> bool:
         """Whether the newest token completed a stop string.

@@ -332,7 +332,9 @@ class GRPOTrainer:
         if c.beta > 0 and not c.lora_rank:
             self.ref_model = copy.deepcopy(model).eval().requires_grad_(False)
         params = [p for p in model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=self.lr, weight_decay=c.weight_decay)
+        self.optimizer = torch.optim.AdamW(
+            params, lr=self.lr, weight_decay=c.weight_decay, foreach=True
+        )
         self.agent = self._agent(c.temperature, c.top_p)
         self.rae = adv_fns.RAEBaseline(decay=c.rae_decay)
         self.pool: list[dict[str, torch.Tensor]] = []
