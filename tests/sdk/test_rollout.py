@@ -393,3 +393,16 @@ def test_readme_rollout_block_runs(capsys):
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("[") and set(out[-1].strip("[]").split(", ")) == {"1"}
+
+
+def test_envs_and_games_passed_as_objects_keep_their_registered_ids():
+    """The expert of a registered game is found from a game object's class."""
+    import turngym
+    from turngym.sdk.rollout import GameCollector
+
+    games = [turngym.make_game("turngym/TicTacToe-v0") for _ in range(2)]
+    collector = GameCollector(games, {"player_0": "random", "player_1": "expert"})
+    assert collector.env_id == "turngym/TicTacToe-v0"
+    episodes = collector.collect(2)
+    assert all(ep.env_id == "turngym/TicTacToe-v0" for ep in episodes)
+    assert all(ep.returns["player_1"] >= 0 for ep in episodes)  # minimax never loses

@@ -134,8 +134,18 @@ def _check_counts(episodes: int, group_size: int) -> None:
 
 
 def _env_id(env: Any) -> str:
+    """The registered id of an env or game object (its class name when unregistered)."""
     spec = getattr(env, "spec", None)
-    return spec.id if spec is not None else type(getattr(env, "unwrapped", env)).__name__
+    if spec is not None:
+        return str(spec.id)
+    inner = getattr(env, "unwrapped", env)
+    target = f"{type(inner).__module__}:{type(inner).__name__}"
+    from turngym.registry import ENVS
+
+    for row in ENVS:  # a game made with make_game, or an env built from its class
+        if target == (row.game or row.entry_point):
+            return row.id
+    return type(inner).__name__
 
 
 @dataclass

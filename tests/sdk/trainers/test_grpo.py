@@ -174,11 +174,15 @@ def test_lora_trains_adapters_and_saves_a_merged_model(rl_model_dir, tmp_path):
     assert resumed.train()["steps"] == 3
 
 
-def test_kl_to_the_reference_is_reported(rl_model_dir, tmp_path):
-    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, beta=0.1, epochs=2, steps=2))
+def test_kl_to_the_reference_and_entropy_are_reported(rl_model_dir, tmp_path):
+    trainer = GRPOTrainer(
+        config(rl_model_dir, tmp_path, beta=0.1, epochs=2, steps=2, entropy_coef=0.01)
+    )
     trainer.train()
     rows = [json.loads(ln) for ln in (tmp_path / "run/metrics.jsonl").read_text().splitlines()]
     assert any(r.get("kl", 0) > 0 for r in rows)
+    # two arms: the entropy of a guided choice is in (0, log 2]
+    assert all(0 < r["entropy"] <= 0.6932 for r in rows if "entropy" in r and r["sequences"])
 
 
 @pytest.mark.parametrize(
@@ -217,3 +221,17 @@ def test_lr_schedules(rl_model_dir, tmp_path):
     assert trainer.lr_at(0) == pytest.approx(5e-4)
     assert trainer.lr_at(1) == pytest.approx(1e-3)
     assert trainer.lr_at(9) < 2e-4
+
+
+def test_evaluation_follows_the_configured_mode_and_opponent(rl_model_dir, tmp_path):
+    """Changing eval_greedy / eval_opponent between evaluations takes effect."""
+    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, env="turngym/TicTacToe-v0", advantage="rae"))
+    results = {}
+    for opponent in ("random", "expert"):
+        for greedy in (False, True):
+            trainer.config.eval_opponent, trainer.config.eval_greedy = opponent, greedy
+            results[opponent, greedy] = trainer.evaluate(40)
+    # the minimax expert never loses, so nothing beats it; a random player can be beaten
+    assert results["expert", False]["success"] == results["expert", True]["success"] == 0
+    assert results["random", False] != results["expert", False]
+    assert results["random", False] != results["random", True]

@@ -340,6 +340,7 @@ class GRPOTrainer:
         self.pool: list[dict[str, torch.Tensor]] = []
         self.step = 0
         self._collectors: dict[str, Any] = {}
+        self._eval_agents: dict[str, Any] = {}
         self._opponent: Any = None
 
     # -- agents and collection -----------------------------------------------------
@@ -455,7 +456,7 @@ class GRPOTrainer:
                 self.config.temperature, self.config.top_p, HFPolicy(frozen, self.tokenizer)
             )
             self._opponent.trainable = False
-        self._opponent.policy.model.load_state_dict(self.pool[index])
+        self._opponent.policy.model.load_state_dict(self.pool[index], strict=False)
         return self._opponent
 
     # -- advantages and sequences --------------------------------------------------
@@ -682,10 +683,14 @@ class GRPOTrainer:
         """Success (and return) on held-out seeds; games: vs ``eval_opponent`` on each seat."""
         c = self.config
         n = episodes or c.eval_episodes
-        agent = self._agent(0.0 if c.eval_greedy else c.temperature)
+        mode = "greedy" if c.eval_greedy else "sampled"
+        # Collectors (and the agents they hold) are kept per evaluation setting.
+        if mode not in self._eval_agents:
+            self._eval_agents[mode] = self._agent(0.0 if c.eval_greedy else c.temperature)
+        agent = self._eval_agents[mode]
         agent.policy_version = self.step
         if not self.is_game:
-            eps = self._collector("eval", agent, min(n, 64)).collect(n, seed=c.eval_seed)
+            eps = self._collector(f"eval:{mode}", agent, min(n, 64)).collect(n, seed=c.eval_seed)
             return {
                 "success": sum(ep.success for ep in eps) / n,
                 "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,
@@ -696,9 +701,8 @@ class GRPOTrainer:
         for seat in seats:
             per = max(1, n // len(seats))
             agents = {s: (agent if s == seat else c.eval_opponent) for s in seats}
-            eps = self._collector(f"eval:{seat}", agents, min(per, 64)).collect(
-                per, seed=c.eval_seed
-            )
+            key = f"eval:{mode}:{c.eval_opponent}:{seat}"
+            eps = self._collector(key, agents, min(per, 64)).collect(per, seed=c.eval_seed)
             for ep in eps:
                 mine = ep.returns.get(seat, 0.0)
                 best_other = max(ep.returns.get(s, 0.0) for s in seats if s != seat)
@@ -836,7 +840,12 @@ class GRPOTrainer:
         metrics = self.update(seqs, step)
         t2 = time.perf_counter()
         if self.is_game and self.config.pool_size and (step + 1) % self.config.pool_every == 0:
-            snapshot = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+            # Only what training changes (the adapters, with LoRA): the rest is shared.
+            snapshot = {
+                k: v.detach().cpu().clone()
+                for k, v in self.model.named_parameters()
+                if v.requires_grad
+            }
             self.pool = [*self.pool, snapshot][-self.config.pool_size :]
         rewards = [sum(float(t.reward) for t in ep.turns if t.trainable) for ep in episodes]
         return {
