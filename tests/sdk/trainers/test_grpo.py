@@ -225,7 +225,9 @@ def test_lr_schedules(rl_model_dir, tmp_path):
 
 def test_evaluation_follows_the_configured_mode_and_opponent(rl_model_dir, tmp_path):
     """Changing eval_greedy / eval_opponent between evaluations takes effect."""
-    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, env="turngym/TicTacToe-v0", advantage="rae"))
+    trainer = GRPOTrainer(
+        config(rl_model_dir, tmp_path, env="turngym/TicTacToe-v0", advantage="rae")
+    )
     results = {}
     for opponent in ("random", "expert"):
         for greedy in (False, True):
