@@ -50,6 +50,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10_000, help="most training steps")
     parser.add_argument("--games", type=int, default=32, help="self-play games per step")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--minibatches", type=int, default=1, help="optimiser steps per batch")
     parser.add_argument("--pool-size", type=int, default=0, help="past checkpoints as opponents")
     parser.add_argument("--eval-episodes", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -73,6 +74,7 @@ def main() -> None:
         group_size=1,
         advantage="rae",
         lr=args.lr,
+        minibatches=args.minibatches,
         pool_size=args.pool_size,
         pool_every=10,
         pool_prob=0.5,
