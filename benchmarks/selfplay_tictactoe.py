@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=32, help="self-play games per step")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--minibatches", type=int, default=1, help="optimiser steps per batch")
+    parser.add_argument("--entropy-coef", type=float, default=0.0, help="entropy bonus")
     parser.add_argument("--pool-size", type=int, default=0, help="past checkpoints as opponents")
     parser.add_argument("--eval-episodes", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -75,6 +76,7 @@ def main() -> None:
         advantage="rae",
         lr=args.lr,
         minibatches=args.minibatches,
+        entropy_coef=args.entropy_coef,
         pool_size=args.pool_size,
         pool_every=10,
         pool_prob=0.5,
