@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from turngym.sdk.trainers import grpo
 from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
 
 
@@ -29,7 +30,7 @@ def config(model_dir, tmp_path, **overrides):
     return GRPOConfig(**values)
 
 
-def test_only_action_tokens_get_gradient(rl_model_dir, tmp_path):
+def test_only_action_tokens_get_gradient(rl_model_dir, tmp_path, monkeypatch):
     """Prompt/observation positions of the logits get exactly zero gradient."""
     import torch
 
@@ -44,6 +45,7 @@ def test_only_action_tokens_get_gradient(rl_model_dir, tmp_path):
         captured["logits"] = output
 
     handle = trainer.model.lm_head.register_forward_hook(keep)
+    monkeypatch.setattr(grpo, "_decoder_and_head", lambda model: None)  # full logits
     logp, mask, _ = trainer._token_logprobs(trainer.model, batch, want_entropy=False)
     handle.remove()
     (logp * mask).sum().backward()
@@ -55,6 +57,28 @@ def test_only_action_tokens_get_gradient(rl_model_dir, tmp_path):
     # guided choice: only the allowed tokens' logits get gradient at a decision
     row = grad[predicts_action][0]
     assert (row != 0).sum() == 4  # left, down, right, up
+
+
+def test_the_head_on_action_positions_only_matches_full_logits(rl_model_dir, tmp_path):
+    import torch
+
+    for lora in (0, 4):
+        trainer = GRPOTrainer(
+            config(rl_model_dir, tmp_path / str(lora), env="turngym/FrozenLake-v0", lora_rank=lora)
+        )
+        assert grpo._decoder_and_head(trainer.model) is not None
+        episodes = trainer.collect(0)
+        seqs = trainer.sequences(episodes, [[1.0] * ep.length for ep in episodes])[:6]
+        with torch.no_grad():
+            fast, mask, _ = trainer._token_logprobs(trainer.model, seqs, want_entropy=True)
+            full = grpo._decoder_and_head
+            try:
+                grpo._decoder_and_head = lambda model: None
+                slow, _, _ = trainer._token_logprobs(trainer.model, seqs, want_entropy=True)
+            finally:
+                grpo._decoder_and_head = full
+        assert mask.any()
+        torch.testing.assert_close(fast, slow, rtol=1e-5, atol=1e-5)
 
 
 def test_sequences_are_packed_for_a_chat_and_per_turn_for_a_window(rl_model_dir, tmp_path):

@@ -509,9 +509,17 @@ class GRPOTrainer:
             mask[r, : len(s.loss_mask)] = torch.tensor(s.loss_mask, dtype=torch.bool)
         ids, attn, mask = ids.to(self.device), attn.to(self.device), mask.to(self.device)
         mask[:, 0] = False  # the first token has no prediction
-        logits = model(input_ids=ids, attention_mask=attn, use_cache=False).logits
         rows, cols = mask.nonzero(as_tuple=True)
-        picked = logits[rows, cols - 1].float() / self.config.temperature
+        parts = _decoder_and_head(model)
+        if parts is not None:
+            # The LM head only where an action token is predicted: prompt positions of a
+            # long conversation would otherwise hold length x vocab float logits.
+            decoder, head = parts
+            hidden = decoder(input_ids=ids, attention_mask=attn, use_cache=False)[0]
+            picked = head(hidden[rows, cols - 1]).float() / self.config.temperature
+        else:
+            logits = model(input_ids=ids, attention_mask=attn, use_cache=False).logits
+            picked = logits[rows, cols - 1].float() / self.config.temperature
         guided = [(r, p, a) for r, s in enumerate(batch) for p, a in s.allowed]
         if guided:
             where = {(int(r), int(p)): k for k, (r, p) in enumerate(zip(rows, cols, strict=True))}
@@ -862,6 +870,18 @@ class GRPOTrainer:
     def _say(self, text: str) -> None:
         if self.config.log_every:
             print(text, file=sys.stderr if self.config.progress else sys.stdout, flush=True)
+
+
+def _decoder_and_head(model: Any) -> tuple[Any, Any] | None:
+    """The causal LM's decoder stack and output head, or None when it has no such split."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
+    try:
+        decoder, head = base.get_decoder(), base.get_output_embeddings()
+    except (AttributeError, NotImplementedError):
+        return None
+    if decoder is None or decoder is base or head is None:
+        return None
+    return decoder, head
 
 
 def _stack(rows: Sequence[torch.Tensor], width: int) -> torch.Tensor:
