@@ -182,6 +182,11 @@ def test_self_play_with_rae_and_an_opponent_pool(rl_model_dir, tmp_path):
     episodes = trainer.collect(3)
     frozen = [t for ep in episodes for t in ep.turns if not t.trainable]
     assert frozen and all(t.action_ids for t in frozen)
+    assert sorted(ep.group for ep in episodes) == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert sorted(ep.index for ep in episodes) == list(range(8))
+    assert len({ep.seed for ep in episodes}) == 4  # one seed per group
+    with_pool = [ep for ep in episodes if any(not t.trainable for t in ep.turns)]
+    assert sorted({ep.group for ep in with_pool}) == [0, 1]  # pool_prob 0.5 of 4 groups
 
 
 def test_lora_trains_adapters_and_saves_a_merged_model(rl_model_dir, tmp_path):

@@ -416,25 +416,31 @@ class GRPOTrainer:
                 n, seed=first, group_size=c.group_size
             )
         # Self-play against the pool: the first pool_prob share of the groups put a
-        # frozen past checkpoint on one seat (alternating), the rest are pure self-play.
+        # frozen past checkpoint on one seat (the seats taking turns, in contiguous runs
+        # so each run is one batched collection), the rest are pure self-play.
         rng = random.Random(f"{c.seed}:pool:{step}")
         opponent = self._pool_opponent(rng.randrange(len(self.pool)))
         vs_pool = round(c.pool_prob * c.groups)
-        episodes: list[Episode] = []
         seats = self._seats()
-        for g in range(c.groups):
-            if g < vs_pool:
-                seat = seats[g % len(seats)]
+        runs: list[tuple[int, int, Any, str]] = []  # (first group, groups, agents, key)
+        begin = 0
+        for k, seat in enumerate(seats):
+            size = vs_pool // len(seats) + (k < vs_pool % len(seats))
+            if size:
                 agents = {s: (opponent if s == seat else self.agent) for s in seats}
-                key = f"pool:{seat}"
-            else:
-                agents, key = self.agent, "train"
-            part = self._collector(key, agents, min(c.group_size, 64)).collect(
-                c.group_size, seed=first + g, group_size=c.group_size
+                runs.append((begin, size, agents, f"pool:{seat}"))
+            begin += size
+        if c.groups > vs_pool:
+            runs.append((vs_pool, c.groups - vs_pool, self.agent, "train"))
+        episodes: list[Episode] = []
+        for g0, size, agents, key in runs:
+            n = size * c.group_size
+            part = self._collector(key, agents, min(n, 64)).collect(
+                n, seed=first + g0, group_size=c.group_size
             )
             for ep in part:
-                ep.group = g
-                ep.index += g * c.group_size
+                ep.group += g0
+                ep.index += g0 * c.group_size
             episodes += part
         return episodes
 
