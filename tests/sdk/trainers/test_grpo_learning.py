@@ -52,6 +52,7 @@ def test_frozenlake_success_reaches_0_9_within_5_minutes(rl_model_dir, tmp_path)
         steps=40,
         max_turns=20,
         lr=3e-3,
+        lr_schedule="linear",
         minibatches=4,
         eval_every=0,
         eval_episodes=64,
