@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from turngym.sdk.trainers import grpo
+from turngym.sdk.trainers import sequences
 from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
 
 
@@ -45,7 +45,7 @@ def test_only_action_tokens_get_gradient(rl_model_dir, tmp_path, monkeypatch):
         captured["logits"] = output
 
     handle = trainer.model.lm_head.register_forward_hook(keep)
-    monkeypatch.setattr(grpo, "_decoder_and_head", lambda model: None)  # full logits
+    monkeypatch.setattr(sequences, "decoder_and_head", lambda model: None)  # full logits
     logp, mask, _ = trainer._token_logprobs(trainer.model, batch, want_entropy=False)
     handle.remove()
     (logp * mask).sum().backward()
@@ -66,17 +66,17 @@ def test_the_head_on_action_positions_only_matches_full_logits(rl_model_dir, tmp
         trainer = GRPOTrainer(
             config(rl_model_dir, tmp_path / str(lora), env="turngym/FrozenLake-v0", lora_rank=lora)
         )
-        assert grpo._decoder_and_head(trainer.model) is not None
+        assert sequences.decoder_and_head(trainer.model) is not None
         episodes = trainer.collect(0)
         seqs = trainer.sequences(episodes, [[1.0] * ep.length for ep in episodes])[:6]
         with torch.no_grad():
             fast, mask, _ = trainer._token_logprobs(trainer.model, seqs, want_entropy=True)
-            full = grpo._decoder_and_head
+            full = sequences.decoder_and_head
             try:
-                grpo._decoder_and_head = lambda model: None
+                sequences.decoder_and_head = lambda model: None
                 slow, _, _ = trainer._token_logprobs(trainer.model, seqs, want_entropy=True)
             finally:
-                grpo._decoder_and_head = full
+                sequences.decoder_and_head = full
         assert mask.any()
         torch.testing.assert_close(fast, slow, rtol=1e-5, atol=1e-5)
 

@@ -10,6 +10,7 @@
 - ``plot_curves``: the learning curve PNG from ``metrics.jsonl``.
 - ``add_config_flags`` / ``config_from_args``: every field of a config dataclass as a
   command-line flag, with ``--config FILE`` (JSON or TOML) supplying defaults.
+- ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``.
 """
 
 from __future__ import annotations
@@ -22,19 +23,23 @@ import os
 import shutil
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "WRAPPERS",
     "MetricsLog",
     "add_config_flags",
     "checkpoint_dirs",
     "config_from_args",
     "latest_checkpoint",
+    "make_text_env",
     "plot_curves",
     "resolve_model",
     "save_checkpoint",
+    "scheduled_lr",
+    "wrapper_spec",
 ]
 
 TINY = "tiny"
@@ -111,6 +116,22 @@ def save_checkpoint(run_dir: Path, step: int, write: Any, keep: int = 2) -> Path
         if old != final:
             shutil.rmtree(old, ignore_errors=True)
     return final
+
+
+def scheduled_lr(base: float, step: int, steps: int, schedule: str, warmup: int = 0) -> float:
+    """The learning rate of 0-based ``step``: linear warm-up, then constant/linear/cosine.
+
+    >>> [round(scheduled_lr(1.0, s, 4, "linear", warmup=1), 3) for s in range(4)]
+    [0.5, 1.0, 0.667, 0.333]
+    """
+    if step < warmup:
+        return base * (step + 1) / (warmup + 1)
+    done = (step - warmup) / max(1, steps - warmup)
+    if schedule == "linear":
+        return base * (1 - done)
+    if schedule == "cosine":
+        return base * 0.5 * (1 + math.cos(math.pi * done))
+    return base
 
 
 # -- metrics -----------------------------------------------------------------------
@@ -316,3 +337,72 @@ def config_from_args(config_cls: type, args: argparse.Namespace, skip: Iterable[
     skipped = set(skip)
     values.update({k: v for k, v in vars(args).items() if k in names and k not in skipped})
     return config_cls(**values)
+
+
+# -- envs and wrappers ---------------------------------------------------------------
+
+WRAPPERS = {
+    "chat_history": "ChatHistory",
+    "sliding_window": "SlidingWindow",
+    "summarize": "SummarizeContext",
+    "internal_state": "InternalState",
+    "markovian_chunks": "MarkovianChunks",
+    "memory": "MemoryTools",
+    "parse_action": "ParseAction",
+    "gated_reward": "GatedReward",
+    "unary_feedback": "UnaryFeedback",
+}
+"""Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
+
+
+def wrapper_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """The wrapper class name and keyword arguments a ``name:key=value;...`` spec gives.
+
+    Values are Python literals where they parse as one, else strings.
+
+    >>> wrapper_spec("sliding_window:keep_last=2")
+    ('SlidingWindow', {'keep_last': 2})
+    """
+    import ast
+
+    name, _, rest = spec.partition(":")
+    if name not in WRAPPERS:
+        raise ValueError(f"unknown wrapper {spec!r}; known: {', '.join(WRAPPERS)}")
+    kwargs: dict[str, Any] = {}
+    for pair in filter(None, rest.split(";")):
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise ValueError(f"wrapper options are key=value;..., got {spec!r}")
+        try:
+            kwargs[key.strip()] = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError):
+            kwargs[key.strip()] = raw.strip()
+    return WRAPPERS[name], kwargs
+
+
+def make_text_env(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    wrappers: Sequence[str] = (),
+    env_fn: Callable[[], Any] | None = None,
+) -> Any:
+    """``turngym.make(env_id, **env_kwargs)`` (or ``env_fn()``) with ``wrappers`` applied.
+
+    Raises:
+        ValueError: bad env arguments or wrapper options (one line).
+
+    """
+    import turngym
+    import turngym.wrappers
+
+    try:
+        env = env_fn() if env_fn is not None else turngym.make(env_id, **env_kwargs)
+    except TypeError as error:
+        raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
+    for spec in wrappers:
+        name, kwargs = wrapper_spec(spec)
+        try:
+            env = getattr(turngym.wrappers, name)(env, **kwargs)
+        except TypeError as error:
+            raise ValueError(f"wrapper {spec!r}: {error}") from None
+    return env

@@ -45,12 +45,17 @@ from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
 from turngym.sdk.losses import policy_loss
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
+    WRAPPERS,
     MetricsLog,
     latest_checkpoint,
+    make_text_env,
     plot_curves,
     resolve_model,
     save_checkpoint,
+    scheduled_lr,
+    wrapper_spec,
 )
+from turngym.sdk.trainers.sequences import pad_values, stack_rows, token_logprobs
 
 if TYPE_CHECKING:
     import torch
@@ -59,19 +64,6 @@ __all__ = ["ADVANTAGES", "WRAPPERS", "GRPOConfig", "GRPOTrainer"]
 
 ADVANTAGES = ("grpo", "gigpo", "turn_level", "rae", "per_agent_norm")
 """Advantage estimators ``GRPOConfig.advantage`` accepts."""
-
-WRAPPERS = {
-    "chat_history": "ChatHistory",
-    "sliding_window": "SlidingWindow",
-    "summarize": "SummarizeContext",
-    "internal_state": "InternalState",
-    "markovian_chunks": "MarkovianChunks",
-    "memory": "MemoryTools",
-    "parse_action": "ParseAction",
-    "gated_reward": "GatedReward",
-    "unary_feedback": "UnaryFeedback",
-}
-"""Wrapper names for ``GRPOConfig.wrappers`` (text envs): ``name`` or ``name:key=value;...``."""
 
 
 @dataclass
@@ -235,8 +227,7 @@ class GRPOConfig:
             if not ok:
                 raise ValueError(f"{name} must be {want}, got {getattr(self, name)!r}")
         for spec in self.wrappers:
-            if spec.split(":", 1)[0] not in WRAPPERS:
-                raise ValueError(f"unknown wrapper {spec!r}; known: {', '.join(WRAPPERS)}")
+            wrapper_spec(spec)  # unknown names and malformed options fail here
         if not isinstance(self.env_kwargs, dict):
             raise ValueError(f"env_kwargs must be a dict, got {self.env_kwargs!r}")
 
@@ -251,22 +242,6 @@ def _num(value: object) -> bool:
 
 def _int(value: object, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
-
-
-def _wrapper_kwargs(spec: str) -> tuple[str, dict[str, Any]]:
-    import ast
-
-    name, _, rest = spec.partition(":")
-    kwargs: dict[str, Any] = {}
-    for pair in filter(None, rest.split(";")):
-        key, sep, raw = pair.partition("=")
-        if not sep:
-            raise ValueError(f"wrapper options are key=value;..., got {spec!r}")
-        try:
-            kwargs[key.strip()] = ast.literal_eval(raw.strip())
-        except (ValueError, SyntaxError):
-            kwargs[key.strip()] = raw.strip()
-    return name, kwargs
 
 
 class GRPOTrainer:
@@ -342,6 +317,7 @@ class GRPOTrainer:
         self._collectors: dict[str, Any] = {}
         self._eval_agents: dict[str, Any] = {}
         self._opponent: Any = None
+        self._seat_names: list[str] | None = None
 
     # -- agents and collection -----------------------------------------------------
 
@@ -362,23 +338,9 @@ class GRPOTrainer:
         )
 
     def _make_env(self) -> Any:
-        import turngym
-        import turngym.wrappers as wrappers
-
-        try:
-            if self.env_fn is not None:
-                env = self.env_fn()
-            else:
-                env = turngym.make(self.env_id, **self.config.env_kwargs)
-        except TypeError as error:
-            raise ValueError(f"env_kwargs {self.config.env_kwargs}: {error}") from None
-        for spec in self.config.wrappers:
-            name, kwargs = _wrapper_kwargs(spec)
-            try:
-                env = getattr(wrappers, WRAPPERS[name])(env, **kwargs)
-            except TypeError as error:
-                raise ValueError(f"wrapper {spec!r}: {error}") from None
-        return env
+        return make_text_env(
+            self.env_id, self.config.env_kwargs, self.config.wrappers, env_fn=self.env_fn
+        )
 
     def _collector(self, key: str, agents: Any, n: int) -> Any:
         """A collector kept across steps (envs are made once)."""
@@ -445,13 +407,15 @@ class GRPOTrainer:
         return episodes
 
     def _seats(self) -> list[str]:
-        import turngym
+        """The game's seats (read once from a fresh game)."""
+        if self._seat_names is None:
+            import turngym
 
-        game = turngym.make_game(self.env_id, **self.config.env_kwargs)
-        game.reset(seed=0)
-        seats = list(game.possible_agents)
-        game.close()
-        return seats
+            game = turngym.make_game(self.env_id, **self.config.env_kwargs)
+            game.reset(seed=0)
+            self._seat_names = list(game.possible_agents)
+            game.close()
+        return self._seat_names
 
     def _pool_opponent(self, index: int) -> Any:
         from turngym.sdk.backends.hf import HFPolicy
@@ -496,67 +460,15 @@ class GRPOTrainer:
     def _token_logprobs(
         self, model: Any, batch: Sequence[TrainSequence], want_entropy: bool
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """Log-probs (and entropies) of each sequence's loss tokens, ``[batch, length]``.
-
-        Logits are divided by the sampling temperature (the trained policy is the
-        tempered one) and, at guided-choice positions, renormalised over the tokens
-        that were allowed. Only loss positions go through the softmax.
-        """
-        import torch
-
-        width = max(len(s.input_ids) for s in batch)
-        pad = int(self.policy._pad_id)
-        ids = torch.full((len(batch), width), pad, dtype=torch.long)
-        attn = torch.zeros((len(batch), width), dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.bool)
-        for r, s in enumerate(batch):
-            ids[r, : len(s.input_ids)] = torch.tensor(s.input_ids)
-            attn[r, : len(s.input_ids)] = 1
-            mask[r, : len(s.loss_mask)] = torch.tensor(s.loss_mask, dtype=torch.bool)
-        ids, attn, mask = ids.to(self.device), attn.to(self.device), mask.to(self.device)
-        mask[:, 0] = False  # the first token has no prediction
-        rows, cols = mask.nonzero(as_tuple=True)
-        parts = _decoder_and_head(model)
-        if parts is not None:
-            # The LM head only where an action token is predicted: prompt positions of a
-            # long conversation would otherwise hold length x vocab float logits.
-            decoder, head = parts
-            hidden = decoder(input_ids=ids, attention_mask=attn, use_cache=False)[0]
-            picked = head(hidden[rows, cols - 1]).float() / self.config.temperature
-        else:
-            logits = model(input_ids=ids, attention_mask=attn, use_cache=False).logits
-            picked = logits[rows, cols - 1].float() / self.config.temperature
-        guided = [(r, p, a) for r, s in enumerate(batch) for p, a in s.allowed]
-        if guided:
-            where = {(int(r), int(p)): k for k, (r, p) in enumerate(zip(rows, cols, strict=True))}
-            keep = torch.ones_like(picked, dtype=torch.bool)
-            for r, p, allowed in guided:
-                k = where[r, p]
-                keep[k] = False
-                keep[k, torch.tensor(allowed, device=picked.device)] = True
-            picked = picked.masked_fill(~keep, float("-inf"))
-        logp_all = torch.log_softmax(picked, dim=-1)
-        chosen = logp_all.gather(1, ids[rows, cols][:, None])[:, 0]
-        out = torch.zeros(mask.shape, dtype=chosen.dtype, device=self.device)
-        out[rows, cols] = chosen
-        entropy = None
-        if want_entropy:
-            probs = logp_all.exp()
-            ent = -(probs * logp_all.nan_to_num(neginf=0.0)).sum(-1)
-            entropy = torch.zeros_like(out)
-            entropy[rows, cols] = ent
-        return out, mask, entropy
-
-    def _tensors(self, batch: Sequence[TrainSequence], key: str) -> torch.Tensor:
-        import torch
-
-        width = max(len(s.input_ids) for s in batch)
-        out = torch.zeros((len(batch), width), dtype=torch.float32)
-        for r, s in enumerate(batch):
-            values = getattr(s, key)
-            if values:
-                out[r, : len(values)] = torch.tensor(values, dtype=torch.float32)
-        return out.to(self.device)
+        """``token_logprobs`` of ``batch`` under ``model`` at the sampling temperature."""
+        return token_logprobs(
+            model,
+            batch,
+            pad_id=int(self.policy._pad_id),
+            temperature=self.config.temperature,
+            device=self.device,
+            want_entropy=want_entropy,
+        )
 
     def _old_logprobs(self, seqs: Sequence[TrainSequence], model: Any) -> list[torch.Tensor]:
         """Per-sequence log-probs under ``model`` before any update (no gradients)."""
@@ -585,15 +497,7 @@ class GRPOTrainer:
     def lr_at(self, step: int) -> float:
         """The learning rate of (0-based) ``step`` under the schedule and warm-up."""
         c = self.config
-        if step < c.warmup_steps:
-            return self.lr * (step + 1) / (c.warmup_steps + 1)
-        span = max(1, c.steps - c.warmup_steps)
-        done = (step - c.warmup_steps) / span
-        if c.lr_schedule == "linear":
-            return self.lr * (1 - done)
-        if c.lr_schedule == "cosine":
-            return self.lr * 0.5 * (1 + math.cos(math.pi * done))
-        return self.lr
+        return scheduled_lr(self.lr, step, c.steps, c.lr_schedule, c.warmup_steps)
 
     def update(self, seqs: list[TrainSequence], step: int) -> dict[str, float]:
         """``epochs`` x ``minibatches`` optimiser steps over ``seqs``; the mean metrics."""
@@ -654,9 +558,9 @@ class GRPOTrainer:
                 logp, mask, entropy = self._token_logprobs(self.model, batch, want_entropy)
             logp = logp.float()
             width = logp.shape[1]
-            old_t = logp.detach() if old is None else _stack([old[i] for i in part], width)
-            ref_t = None if ref is None else _stack([ref[i] for i in part], width)
-            adv = self._tensors(batch, "advantages")
+            old_t = logp.detach() if old is None else stack_rows([old[i] for i in part], width)
+            ref_t = None if ref is None else stack_rows([ref[i] for i in part], width)
+            adv = pad_values([s.advantages for s in batch], self.device)
             loss, metrics = policy_loss(
                 logp,
                 old_t,
@@ -876,27 +780,6 @@ class GRPOTrainer:
     def _say(self, text: str) -> None:
         if self.config.log_every:
             print(text, file=sys.stderr if self.config.progress else sys.stdout, flush=True)
-
-
-def _decoder_and_head(model: Any) -> tuple[Any, Any] | None:
-    """The causal LM's decoder stack and output head, or None when it has no such split."""
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
-    try:
-        decoder, head = base.get_decoder(), base.get_output_embeddings()
-    except (AttributeError, NotImplementedError):
-        return None
-    if decoder is None or decoder is base or head is None:
-        return None
-    return decoder, head
-
-
-def _stack(rows: Sequence[torch.Tensor], width: int) -> torch.Tensor:
-    import torch
-
-    out = torch.zeros((len(rows), width), dtype=rows[0].dtype, device=rows[0].device)
-    for r, row in enumerate(rows):
-        out[r, : row.shape[0]] = row
-    return out
 
 
 def _fmt(metrics: dict[str, float]) -> str:
