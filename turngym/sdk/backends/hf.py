@@ -7,6 +7,9 @@ sampled token under the model's raw distribution. Prompts of very different leng
 are prefilled in buckets of similar length whose caches are then joined, so little of
 the prefill is spent on padding. ``score`` sums the log-probs of candidate
 continuations after one shared prompt (one forward over the prompt + candidate rows).
+Qwen2 and Llama models decode their new tokens with ``LeanDecoder`` (backends/decode.py:
+the model's own layers without the framework's per-call overhead, same results);
+``lean_decoding = False`` or any other architecture uses the model's forward.
 
 Determinism: with ``SamplingParams(seed=s)``, the prompt at index ``i`` of a
 ``generate`` call draws its randomness from its own generator seeded by ``(s, i)``, so
@@ -26,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.sdk.backends.decode import LeanDecoder
 from turngym.sdk.choices import ChoiceTree
 from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
@@ -118,6 +122,8 @@ class HFPolicy:
         self._pad_id = int(pad if pad is not None else (self.eos_token_ids or (0,))[0])
         self._vocab_size = int(self.model.get_output_embeddings().weight.shape[0])
         self._join_caches = True  # bucketed prefill (False once a model's cache cannot join)
+        self.lean_decoding = True
+        """decode with ``LeanDecoder`` when the model supports it (False: the model's forward)"""
         self.stats: dict[str, float] = {"forward_s": 0.0, "forwards": 0, "new_tokens": 0}
         """running totals for profiling: seconds in model forwards, forward calls, tokens"""
 
@@ -223,7 +229,7 @@ class HFPolicy:
 
         with torch.inference_mode():
             buckets = _buckets([len(p) for p in prompts])
-            cache = None
+            cache: Any = None
             if len(buckets) > 1 and self._join_caches:
                 try:
                     logits, cache = self._prefill_buckets(ids, mask, positions, buckets)
@@ -231,6 +237,9 @@ class HFPolicy:
                     self._join_caches = False
             if cache is None:
                 logits, cache = self._forward(ids, mask if padded else None, positions, None)
+            lean = self._lean
+            if lean is not None:
+                lean.start(cache, width + steps)  # the lean decoder owns the cache from here
             next_pos = positions[:, -1] + 1
             for step in range(steps):
                 guided = [
@@ -267,20 +276,36 @@ class HFPolicy:
                     break
                 if len(keep) < len(active):  # finished rows leave the batch and the cache
                     index = torch.tensor(keep, device=device)
-                    cache.batch_select_indices(index)
+                    if lean is not None:
+                        lean.select(index)
+                    else:
+                        cache.batch_select_indices(index)
                     picked, mask, next_pos = picked[index], mask[index], next_pos[index]
                     active = [active[j] for j in keep]
                     padded = padded and bool((mask == 0).any())
                 mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
-                logits, cache = self._forward(
-                    picked[:, None],
-                    self._step_mask(mask) if padded else None,
-                    next_pos[:, None],
-                    cache,
-                )
+                if lean is not None:
+                    start = time.perf_counter()
+                    logits = lean.step(picked, next_pos, mask.bool() if padded else None)
+                    self.stats["forward_s"] += time.perf_counter() - start
+                    self.stats["forwards"] += 1
+                else:
+                    logits, cache = self._forward(
+                        picked[:, None],
+                        self._step_mask(mask) if padded else None,
+                        next_pos[:, None],
+                        cache,
+                    )
                 next_pos = next_pos + 1
         self.stats["new_tokens"] += sum(len(t) for t in tokens)
         return [self._finish(tokens[r], logps[r], finish[r], params) for r in range(n)]
+
+    @property
+    def _lean(self) -> LeanDecoder | None:
+        """A decoder for this generation's steps, or None to use the model's forward."""
+        if not self.lean_decoding or not LeanDecoder.supports(self.model):
+            return None
+        return LeanDecoder(self.model)
 
     def _prefill_buckets(
         self,

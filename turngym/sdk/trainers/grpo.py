@@ -586,7 +586,7 @@ class GRPOTrainer:
             sums["clip_fraction"] += metrics["clip_fraction"] * share
             sums["kl"] += metrics["kl"] * share
             if entropy is not None:
-                sums["entropy"] += float((entropy * mask).sum()) / max(tokens, 1)
+                sums["entropy"] += float((entropy.detach() * mask).sum()) / max(tokens, 1)
         params = [p for p in self.model.parameters() if p.requires_grad]
         norm = torch.nn.utils.clip_grad_norm_(
             params, c.max_grad_norm if c.max_grad_norm > 0 else float("inf")
