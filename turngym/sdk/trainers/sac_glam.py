@@ -48,6 +48,7 @@ from turngym.agents.llm import CandidateAgent
 from turngym.sdk.agents import AGENT_SETTINGS
 from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition
+from turngym.sdk.trainers.candidates import candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.common import (
     WRAPPERS,
     MetricsLog,
@@ -179,31 +180,10 @@ class SACGLAMConfig:
                 self.relabel in RELABEL_STRATEGIES,
                 f"one of {', '.join(RELABEL_STRATEGIES)}",
             ),
-            ("utd_ratio", _num(self.utd_ratio) and self.utd_ratio > 0, "a number > 0"),
-            ("gamma", _num(self.gamma) and 0 <= self.gamma <= 1, "in [0, 1]"),
-            ("tau", _num(self.tau) and 0 < self.tau <= 1, "in (0, 1]"),
             (
                 "policy_lr",
                 self.policy_lr is None or (_num(self.policy_lr) and self.policy_lr >= 0),
                 "None or a number >= 0",
-            ),
-            ("critic_lr", _num(self.critic_lr) and self.critic_lr > 0, "a number > 0"),
-            ("alpha", _num(self.alpha) and self.alpha > 0, "a number > 0"),
-            ("alpha_lr", _num(self.alpha_lr) and self.alpha_lr > 0, "a number > 0"),
-            (
-                "target_entropy_ratio",
-                _num(self.target_entropy_ratio) and 0 <= self.target_entropy_ratio <= 1,
-                "in [0, 1]",
-            ),
-            (
-                "relabel_ratio",
-                _num(self.relabel_ratio) and 0 <= self.relabel_ratio <= 1,
-                "in [0, 1]",
-            ),
-            (
-                "max_grad_norm",
-                _num(self.max_grad_norm) and self.max_grad_norm >= 0,
-                "a number >= 0",
             ),
             (
                 "max_turns",
@@ -211,6 +191,22 @@ class SACGLAMConfig:
                 "None or an int >= 1",
             ),
         ]
+        # (low, high, low is allowed, how to say it): numbers in a range
+        ranges = {
+            "utd_ratio": (0, math.inf, False, "a number > 0"),
+            "gamma": (0, 1, True, "in [0, 1]"),
+            "tau": (0, 1, False, "in (0, 1]"),
+            "critic_lr": (0, math.inf, False, "a number > 0"),
+            "alpha": (0, math.inf, False, "a number > 0"),
+            "alpha_lr": (0, math.inf, False, "a number > 0"),
+            "target_entropy_ratio": (0, 1, True, "in [0, 1]"),
+            "relabel_ratio": (0, 1, True, "in [0, 1]"),
+            "max_grad_norm": (0, math.inf, True, "a number >= 0"),
+        }
+        for name, (low, high, closed, want) in ranges.items():
+            v = getattr(self, name)
+            ok = _num(v) and (v >= low if closed else v > low) and v <= high
+            checks.append((name, ok, want))
         for name in ("steps", "episodes_per_step", "buffer_size", "batch_size", "critic_hidden"):
             checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
         for name in ("critic_layers", "relabel_k", "eval_episodes", "keep_checkpoints"):
@@ -289,18 +285,11 @@ class _GLAMAgent(CandidateAgent):
                 p = np.exp(logp - logp.max())
                 k = int(self._rng.choice(len(legal), p=p / p.sum()))
             actions.append(legal[k])
-            turns.append(
-                Turn(
-                    obs=o,
-                    prompt_ids=prompt,
-                    action_ids=list(cand_ids[k]),
-                    action=legal[k],
-                    trainable=True,
-                    candidates=legal,
-                    candidate_logprobs=[float(x) for x in logp],
-                    policy_version=self.policy_version,
-                )
-            )
+            scores = [float(x) for x in logp]
+            turn = Turn(obs=o, prompt_ids=prompt, action_ids=list(cand_ids[k]), action=legal[k])
+            turn.trainable, turn.candidates, turn.candidate_logprobs = True, legal, scores
+            turn.policy_version = self.policy_version
+            turns.append(turn)
         self.last_turns = turns
         return actions
 
@@ -468,16 +457,8 @@ class SACGLAMTrainer:
         cands = [cand for _, cs in states for cand in cs]
         decoder, head = self._parts  # type: ignore[misc]
         with self._autocast():
-            pred, last = _shared_prompt_forward(decoder, [p for p, _ in states], cands, s_idx)
-            lens = [len(cand) for cand in cands]
-            valid = torch.zeros(pred.shape[:2], dtype=torch.bool, device=self.device)
-            for r, n in enumerate(lens):
-                valid[r, :n] = True
-            logits = head(pred[valid]).float()  # only the positions that predict a candidate
-        tokens = torch.tensor([t for cand in cands for t in cand], device=self.device)
-        picked = torch.log_softmax(logits, -1)[torch.arange(len(tokens)), tokens]
-        rows = valid.nonzero()[:, 0]
-        scores = torch.zeros(len(cands), device=self.device).index_add(0, rows, picked)
+            pred, last = shared_prompt_forward(decoder, [p for p, _ in states], cands, s_idx)
+            scores = candidate_scores(head, pred, cands)
         width = max(len(cs) for _, cs in states)
         mask = torch.zeros((len(states), width), dtype=torch.bool, device=self.device)
         mask[s_idx, a_idx] = True
@@ -487,7 +468,7 @@ class SACGLAMTrainer:
         if need_q:
             if "encoder" in critic:
                 with self._autocast():
-                    _, feats = _shared_prompt_forward(
+                    _, feats = shared_prompt_forward(
                         critic["encoder"], [p for p, _ in states], cands, s_idx
                     )
             else:
@@ -809,105 +790,11 @@ class SACGLAMTrainer:
             print(text, file=sys.stderr if self.config.progress else sys.stdout, flush=True)
 
 
-def _shared_prompt_forward(
-    decoder: Any, prompts: Sequence[list[int]], cands: Sequence[list[int]], owner: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """GLAM's batched scoring: each prompt runs once, its candidates continue its KV cache.
-
-    ``owner[r]`` is the prompt of candidate row ``r``. Returns ``pred`` [R, C, H], the
-    hidden states that predict each candidate token (the prompt's last one, then the
-    candidate's own), and ``last`` [R, H], the hidden state at each candidate's last
-    token (what the critic reads: it has seen the prompt and the whole candidate).
-    Both stay differentiable through the cache. Prompts of similar length share a
-    forward (little padding); rows are right-padded, so a padding query always has a
-    real token to attend to (a left-padded one would not).
-    """
-    import torch
-
-    device = owner.device
-    width = max(len(c) for c in cands)
-    owners = owner.tolist()
-    preds, lasts, order = [], [], []
-    for bucket in _length_buckets([len(p) for p in prompts]):
-        local = {s: k for k, s in enumerate(bucket)}
-        rows = [r for r, s in enumerate(owners) if s in local]
-        pred, last = _prompt_bucket(
-            decoder,
-            [prompts[s] for s in bucket],
-            [cands[r] for r in rows],
-            torch.tensor([local[owners[r]] for r in rows], device=device),
-            width,
-        )
-        preds.append(pred)
-        lasts.append(last)
-        order += rows
-    back = torch.empty(len(order), dtype=torch.long, device=device)
-    back[torch.tensor(order, device=device)] = torch.arange(len(order), device=device)
-    return torch.cat(preds)[back], torch.cat(lasts)[back]
-
-
-def _length_buckets(lengths: Sequence[int], slack: float = 1.25) -> list[list[int]]:
-    """Indices grouped by length, shortest first, each group within ``slack`` x its shortest.
-
-    >>> _length_buckets([50, 300, 60, 55, 290])
-    [[0, 3, 2], [4, 1]]
-    """
-    buckets: list[list[int]] = []
-    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
-        if buckets and lengths[i] <= slack * lengths[buckets[-1][0]]:
-            buckets[-1].append(i)
-        else:
-            buckets.append([i])
-    return buckets
-
-
-def _prompt_bucket(
-    decoder: Any,
-    prompts: Sequence[list[int]],
-    cands: Sequence[list[int]],
-    owner: torch.Tensor,
-    width: int,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``_shared_prompt_forward`` for one bucket of prompts (``pred`` padded to ``width``)."""
-    import torch
-
-    device = owner.device
-    plen = torch.tensor([len(p) for p in prompts], device=device)
-    ids = torch.zeros((len(prompts), int(plen.max())), dtype=torch.long)
-    attn = torch.zeros_like(ids)
-    for s, p in enumerate(prompts):
-        ids[s, : len(p)] = torch.tensor(p)
-        attn[s, : len(p)] = 1
-    ids, attn = ids.to(device), attn.to(device)
-    out = decoder(input_ids=ids, attention_mask=attn, use_cache=True)
-    cache = out.past_key_values
-    cache.batch_select_indices(owner)  # one copy of its prompt's cache per candidate
-    clen = torch.tensor([len(c) for c in cands], device=device)
-    cids = torch.zeros((len(cands), width), dtype=torch.long)
-    cattn = torch.zeros_like(cids)
-    for r, c in enumerate(cands):
-        cids[r, : len(c)] = torch.tensor(c)
-        cattn[r, : len(c)] = 1
-    cids, cattn = cids.to(device), cattn.to(device)
-    hidden = decoder(
-        input_ids=cids,
-        attention_mask=torch.cat([attn[owner], cattn], dim=1),
-        position_ids=plen[owner][:, None] + torch.arange(width, device=device),
-        past_key_values=cache,
-        use_cache=True,
-    ).last_hidden_state
-    first = out.last_hidden_state[owner, plen[owner] - 1]  # predicts each candidate's first token
-    pred = torch.cat([first[:, None], hidden[:, :-1]], dim=1)
-    last = hidden[torch.arange(len(cands), device=device), clen - 1]
-    return pred, last
-
-
 def _fmt(metrics: dict[str, float]) -> str:
     return " ".join(f"{k}={v:.3f}" for k, v in metrics.items())
 
 
 def _line(row: dict[str, Any], steps: int) -> str:
     keys = ("success", "critic_loss", "actor_loss", "alpha", "eval_success")
-    parts = [f"{k}={row[k]:.3f}" for k in keys if isinstance(row.get(k), float)]
-    took = row["collect_s"] + row["update_s"]
-    return f"step {row['step']}/{steps} " + " ".join(parts) + f" ({took:.1f}s)"
+    parts = _fmt({k: row[k] for k in keys if isinstance(row.get(k), float)})
+    return f"step {row['step']}/{steps} {parts} ({row['collect_s'] + row['update_s']:.1f}s)"
