@@ -6,6 +6,7 @@ turngym check Sokoban-v0
 turngym eval --all --agents expert,random --episodes 50
 turngym serve --model ./tiny-model --port 8000
 turngym train grpo --env FrozenLake-v0 --model tiny --steps 40
+turngym train sac-glam --env BabyAIText-v0 --env-kwargs '{"mission": "goto"}' --model tiny
 """
 
 from __future__ import annotations
@@ -353,7 +354,23 @@ def _cmd_train_grpo(args: argparse.Namespace) -> int:
         trainer = GRPOTrainer(config)
     except ValueError as error:
         raise CliError(str(error)) from None
-    summary = trainer.train()
+    return _report_training(trainer.train(), trainer.env_id)
+
+
+def _cmd_train_sac_glam(args: argparse.Namespace) -> int:
+    from turngym.sdk.trainers.common import config_from_args
+    from turngym.sdk.trainers.sac_glam import SACGLAMConfig, SACGLAMTrainer
+
+    try:
+        config = config_from_args(SACGLAMConfig, args)
+        trainer = SACGLAMTrainer(config)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    return _report_training(trainer.train(), trainer.env_id)
+
+
+def _report_training(summary: dict[str, Any], env: str) -> int:
+    """Print a trainer's summary: success before/after, where the model and metrics are."""
     before, after = summary["eval_before"], summary["eval_after"]
     final = summary["final"]
     print(f"trained {summary['steps']} steps in {summary['seconds']:.0f} s")
@@ -365,7 +382,6 @@ def _cmd_train_grpo(args: argparse.Namespace) -> int:
     print(f"metrics: {summary['metrics']}")
     if summary["curve"]:
         print(f"curve:   {summary['curve']}")
-    env = trainer.env_id
     print(f"evaluate it: turngym eval {env} --agent hf:{final} --episodes 100")
     print(f"watch it:    turngym play {env} --agent hf:{final}")
     return 0
@@ -442,10 +458,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="the model id clients see (default: the dir's name)")
     p.set_defaults(fn=_cmd_serve)
 
-    p = sub.add_parser("train", help="train a model on an env (grpo)")
+    p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam)")
     trainers = p.add_subparsers(dest="trainer", required=True)
     from turngym.sdk.trainers.common import add_config_flags
     from turngym.sdk.trainers.grpo import GRPOConfig
+    from turngym.sdk.trainers.sac_glam import SACGLAMConfig
 
     t = trainers.add_parser(
         "grpo",
@@ -456,6 +473,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_config_flags(t, GRPOConfig)
     t.set_defaults(fn=_cmd_train_grpo)
+    t = trainers.add_parser(
+        "sac-glam",
+        help="SAC-GLAM: soft actor-critic over LLM-scored legal actions, hindsight goals",
+        description="SAC-GLAM. Every config field is a flag; --config FILE gives defaults "
+        "(JSON or TOML). Example: turngym train sac-glam --env BabyAIText-v0 "
+        '--env-kwargs \'{"mission": "goto"}\' --model tiny',
+    )
+    add_config_flags(t, SACGLAMConfig)
+    t.set_defaults(fn=_cmd_train_sac_glam)
     return parser
 
 
