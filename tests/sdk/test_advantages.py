@@ -13,6 +13,7 @@ from turngym.sdk.advantages import (
     gigpo,
     grpo,
     per_agent_norm,
+    reinforce,
     turn_level,
 )
 from turngym.sdk.records import Episode, Turn
@@ -51,6 +52,14 @@ def test_grpo_equal_returns_give_zero_and_bad_scale_is_an_error():
     assert grpo([ep([1]), ep([1])]) == [[0.0], [0.0]]
     with pytest.raises(ValueError, match="scale must be"):
         grpo([ep([1])], scale="std")
+
+
+def test_reinforce_centres_on_the_batch_mean_across_groups():
+    # Returns 3, 1, 0, 0, 3 over two groups: one baseline, the batch mean 7/5.
+    episodes = [ep([1, 2]), ep([1]), ep([0], 1), ep([0], 1), ep([3], 1)]
+    m = 7 / 5
+    assert reinforce(episodes) == approx([[3 - m] * 2, [1 - m], [-m], [-m], [3 - m]])
+    assert reinforce([]) == []
 
 
 def test_gigpo_adds_step_advantages_over_shared_anchor_states():

@@ -7,6 +7,8 @@ state across batches; everything else is stateless.
 
 - ``grpo``: trajectory-level group-relative advantage (RAGEN's StarPO); ``scale="none"``
   is Dr. GRPO (no division by the standard deviation).
+- ``reinforce``: the return minus the batch's mean return, groups ignored (the plain
+  policy-gradient baseline).
 - ``gigpo``: GiGPO, the episode-level advantage plus a step-level one over turns taken
   from the same anchor state (same observation) across the group.
 - ``turn_level``: MT-GRPO, per-turn rewards normalised per turn index, plus the outcome.
@@ -31,6 +33,7 @@ __all__ = [
     "gigpo",
     "grpo",
     "per_agent_norm",
+    "reinforce",
     "turn_level",
 ]
 
@@ -107,6 +110,24 @@ def anchor_key(turn: Turn) -> Hashable:
     if isinstance(obs, list):  # a chat: the latest message is the current state
         obs = obs[-1].get("content", "") if obs and isinstance(obs[-1], dict) else str(obs)
     return obs if isinstance(obs, str) else repr(obs)
+
+
+def reinforce(episodes: Sequence[Episode]) -> list[list[float]]:
+    """REINFORCE with a baseline: each episode's return minus the batch's mean return.
+
+    Unlike ``grpo`` it ignores groups: episodes from different tasks share one baseline,
+    the plain policy-gradient estimator that actor-critic methods are compared with.
+
+    >>> from turngym.sdk.records import Turn
+    >>> rewards = (1.0, 0.0, 0.5)
+    >>> eps = [Episode("x", group=k, turns=[Turn(reward=r)] * 2) for k, r in enumerate(rewards)]
+    >>> reinforce(eps)
+    [[1.0, 1.0], [-1.0, -1.0], [0.0, 0.0]]
+
+    """
+    returns = [episode_return(ep) for ep in episodes]
+    mean = sum(returns) / len(returns) if returns else 0.0
+    return _trajectory(episodes, [r - mean for r in returns])
 
 
 def gigpo(

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ADVANTAGES", "WRAPPERS", "GRPOConfig", "GRPOTrainer"]
 
-ADVANTAGES = ("grpo", "gigpo", "turn_level", "rae", "per_agent_norm")
+ADVANTAGES = ("grpo", "reinforce", "gigpo", "turn_level", "rae", "per_agent_norm")
 """Advantage estimators ``GRPOConfig.advantage`` accepts."""
 
 
@@ -436,6 +436,8 @@ class GRPOTrainer:
         c = self.config
         if c.advantage == "grpo":
             return adv_fns.grpo(episodes, scale=c.scale)  # type: ignore[arg-type]
+        if c.advantage == "reinforce":
+            return adv_fns.reinforce(episodes)
         if c.advantage == "gigpo":
             return adv_fns.gigpo(episodes, gamma=c.gamma, weight=c.gigpo_weight)
         if c.advantage == "turn_level":
