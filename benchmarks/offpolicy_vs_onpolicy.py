@@ -1,0 +1,222 @@
+"""Episodes to reach a success rate: off-policy trainers vs on-policy ones, same model.
+
+Two suites, each a set of methods trained from the same tiny model (built once from a
+config) on the same env, for several seeds:
+
+- ``sac``: SAC-GLAM with hindsight relabelling, SAC-GLAM without it, and GRPO, on
+  ``BabyAIText-v0`` GoTo in a small room (SAC-GLAM's paper setting, shrunk);
+- ``archer``: ArCHer, REINFORCE (GRPO's trainer with a batch-mean baseline) and GRPO,
+  on a multi-turn task whose actions are generated text.
+
+Every run trains until its held-out success (seeds from 1e9, evaluated every
+``--eval-every`` training episodes) reaches ``--threshold`` or the episode budget runs
+out. One JSON line per run (episodes to the threshold, or null), one summary line per
+suite with the median per method and whether the papers' ordering holds
+(SAC-GLAM+HER < SAC-GLAM < GRPO; ArCHer < REINFORCE), and a PNG of the mean curves.
+
+    .venv/bin/python benchmarks/offpolicy_vs_onpolicy.py --suite sac --seeds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+GOTO = {"mission": "goto", "room_size": 5, "num_objects": 2, "max_steps": 16}
+"""BabyAIText GoTo in the smallest room with one distractor."""
+
+Factory = Callable[[str, int, str], tuple[Any, int]]
+"""(model dir, seed, run dir) -> (trainer, training episodes per step)."""
+
+
+def _quiet() -> dict[str, Any]:
+    return {"eval_every": 0, "save_every": 0, "progress": False, "tensorboard": False}
+
+
+def sac_glam(relabel: str) -> Factory:
+    """SAC-GLAM on GoTo, with ``relabel`` ("future" or "none")."""
+
+    def make(model: str, seed: int, out: str) -> tuple[Any, int]:
+        from turngym.sdk.trainers.sac_glam import SACGLAMConfig, SACGLAMTrainer
+
+        config = SACGLAMConfig(
+            env="turngym/BabyAIText-v0",
+            env_kwargs=dict(GOTO),
+            model=model,
+            output_dir=out,
+            steps=100_000,
+            relabel=relabel,
+            seed=seed,
+            log_every=0,
+            **_quiet(),
+        )
+        return SACGLAMTrainer(config), config.episodes_per_step
+
+    return make
+
+
+def grpo(env: str, env_kwargs: dict[str, Any], advantage: str, **extra: Any) -> Factory:
+    """GRPO's trainer on ``env`` with ``advantage`` ("grpo" or "reinforce")."""
+
+    def make(model: str, seed: int, out: str) -> tuple[Any, int]:
+        from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
+
+        fields: dict[str, Any] = {"groups": 4, "group_size": 4, "lr": 3e-3, **extra}
+        if advantage == "reinforce":  # one episode per seed: no group to compare within
+            fields["groups"], fields["group_size"] = fields["groups"] * fields["group_size"], 1
+        config = GRPOConfig(
+            env=env,
+            env_kwargs=dict(env_kwargs),
+            model=model,
+            output_dir=out,
+            steps=100_000,
+            advantage=advantage,
+            seed=seed,
+            log_every=0,
+            **fields,
+            **_quiet(),
+        )
+        return GRPOTrainer(config), config.groups * config.group_size
+
+    return make
+
+
+SUITES: dict[str, dict[str, Any]] = {
+    "sac": {
+        "methods": {
+            "sac_glam_her": sac_glam("future"),
+            "sac_glam": sac_glam("none"),
+            "grpo": grpo("turngym/BabyAIText-v0", GOTO, "grpo", max_turns=16),
+        },
+        "ordering": ["sac_glam_her", "sac_glam", "grpo"],
+    },
+}
+
+
+def run(factory: Factory, model: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Train until the threshold or the budget; the eval curve and episodes needed."""
+    with tempfile.TemporaryDirectory() as out:
+        trainer, per_step = factory(model, seed, out)
+        curve = [(0, trainer.evaluate(args.eval_episodes)["success"])]
+        started, episodes, step, next_eval = time.perf_counter(), 0, 0, args.eval_every
+        reached = None
+        while episodes < args.budget and reached is None:
+            trainer.train_step(step)
+            step += 1
+            trainer.step = step
+            episodes += per_step
+            if episodes >= next_eval:
+                next_eval += args.eval_every
+                success = trainer.evaluate(args.eval_episodes)["success"]
+                curve.append((episodes, success))
+                if success >= args.threshold:
+                    reached = episodes
+        close = getattr(trainer, "close", None)
+        if callable(close):
+            close()
+    return {
+        "episodes_to_threshold": reached,
+        "final_success": curve[-1][1],
+        "curve": curve,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
+    """Mean held-out success vs training episodes, one line per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for method, runs in results.items():
+        points: dict[int, list[float]] = {}
+        for r in runs:
+            for episodes, success in r["curve"]:
+                points.setdefault(episodes, []).append(success)
+        xs = sorted(points)
+        ax.plot(xs, [statistics.mean(points[x]) for x in xs], marker="o", ms=3, label=method)
+    ax.set_xlabel("training episodes")
+    ax.set_ylabel("held-out success")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    """Run a suite for every method and seed; print the runs, the summary, save the PNG."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suite", choices=sorted(SUITES), default="sac")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--budget", type=int, default=3000, help="most training episodes")
+    parser.add_argument("--eval-every", type=int, default=128, help="training episodes")
+    parser.add_argument("--eval-episodes", type=int, default=64)
+    parser.add_argument("--threshold", type=float, default=0.8)
+    parser.add_argument("--methods", help="comma-separated subset of the suite's methods")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    parser.add_argument("--png", default="offpolicy_vs_onpolicy.png")
+    args = parser.parse_args()
+
+    import torch
+
+    from turngym.sdk.models import build_tiny_model
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    suite = SUITES[args.suite]
+    methods = suite["methods"]
+    if args.methods:
+        methods = {m: methods[m] for m in args.methods.split(",")}
+    results: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
+    with tempfile.TemporaryDirectory() as tmp:
+        model = str(build_tiny_model(Path(tmp) / "tiny", logit_std=0.3))
+        for seed in range(args.seeds):
+            for method, factory in methods.items():
+                result = run(factory, model, seed, args)
+                results[method].append(result)
+                line = {k: v for k, v in result.items() if k != "curve"}
+                print(json.dumps({"bench": "offpolicy_vs_onpolicy", "suite": args.suite,
+                                  "method": method, "seed": seed, **line}), flush=True)  # fmt: skip
+    budget = args.budget + 1  # runs that never reached the threshold count as beyond it
+    medians = {
+        m: statistics.median(r["episodes_to_threshold"] or budget for r in runs)
+        for m, runs in results.items()
+    }
+    order = [m for m in suite["ordering"] if m in medians]
+    holds = all(medians[a] < medians[b] for a, b in itertools.pairwise(order))
+    plot(results, Path(args.png), f"{args.suite}: held-out success (mean of {args.seeds} seeds)")
+    print(
+        json.dumps(
+            {
+                "bench": "offpolicy_vs_onpolicy",
+                "suite": args.suite,
+                "summary": True,
+                "median_episodes_to_threshold": medians,
+                "reached": {
+                    m: sum(r["episodes_to_threshold"] is not None for r in runs)
+                    for m, runs in results.items()
+                },
+                "expected_ordering": " < ".join(order),
+                "ordering_holds": holds,
+                "threshold": args.threshold,
+                "budget": args.budget,
+                "png": args.png,
+            }
+        ),
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
