@@ -2,9 +2,10 @@
 
 The policy is GLAM's (Carta et al. 2023): the LM scores every legal action
 (``info["legal_actions"]``) as a continuation of the prompt, by the sum of its tokens'
-log-probs, and pi(a|s) is the softmax of those scores over the candidates. SAC-GLAM
-(Gaven et al. 2024) trains it off-policy with soft actor-critic from a replay buffer,
-with hindsight relabelling for goal-conditioned envs. One step of
+log-probs (``score="mean"``: their mean, so that an untrained LM does not favour the
+shortest candidates), and pi(a|s) is the softmax of those scores over the candidates.
+SAC-GLAM (Gaven et al. 2024) trains it off-policy with soft actor-critic from a replay
+buffer, with hindsight relabelling for goal-conditioned envs. One step of
 ``SACGLAMTrainer.train``:
 
 1. **collect**: ``episodes_per_step`` episodes with the current policy (uniformly random
