@@ -32,7 +32,13 @@ import numpy as np
 
 from turngym.sdk.records import Episode
 
-__all__ = ["RELABEL_STRATEGIES", "ReplayBuffer", "ReplayTransition", "episode_transitions"]
+__all__ = [
+    "RELABEL_STRATEGIES",
+    "ReplayBuffer",
+    "ReplayTransition",
+    "episode_transitions",
+    "state_text",
+]
 
 RELABEL_STRATEGIES = ("none", "final", "future")
 """Hindsight strategies ``ReplayBuffer(relabel=...)`` accepts."""
@@ -146,6 +152,24 @@ def substitute_goal(obs: Any, goal: str, new_goal: str) -> Any:
     if isinstance(obs, list) and all(isinstance(m, dict) and "content" in m for m in obs):
         return [{**m, "content": str(m["content"]).replace(goal, new_goal)} for m in obs]
     return obs
+
+
+def state_text(obs: Any, goal: str | None) -> Any:
+    r"""What the policy and critic read: the observation, with the goal when it lacks it.
+
+    Text envs tell the task once, in the first observation; a goal-conditioned state
+    needs it at every step, so a ``Mission:`` line is put first where the text lacks it.
+
+    >>> state_text("You see a wall.", "go to the red ball")
+    'Mission: go to the red ball\nYou see a wall.'
+    >>> state_text("Your mission: go to the red ball.", "go to the red ball")
+    'Your mission: go to the red ball.'
+    """
+    if isinstance(obs, dict) and isinstance(obs.get("text"), str):
+        obs = obs["text"]
+    if not goal or not isinstance(obs, str) or goal in obs:
+        return obs
+    return f"Mission: {goal}\n{obs}"
 
 
 def relabel(

@@ -93,6 +93,30 @@ def test_batched_scores_are_the_policy_and_carry_gradient(rl_model_dir, tmp_path
     trainer.close()
 
 
+def test_mean_score_removes_the_untrained_bias_toward_short_candidates(rl_model_dir, tmp_path):
+    """Summed log-probs give an untrained LM's shortest candidate nearly all the mass; the mean not.
+
+    The tiny LM gives about -log |V| per token, so "drop" (2 tokens) beats 3-4 token
+    moves by ~e^6 under GLAM's sum: the policy would barely explore.
+    """
+    probs = {}
+    for score in ("sum", "mean"):
+        trainer = SACGLAMTrainer(config(rl_model_dir, tmp_path, score=score))
+        obs, info = trainer._goal_env.reset(seed=0)
+        state = trainer.state(obs, info["goal"], info["legal_actions"])
+        pi = np.exp(trainer.policy_logprobs([state])[0])
+        probs[score] = dict(zip(info["legal_actions"], pi, strict=True))
+        cands = state[1]
+        if score == "mean":  # each candidate's score is its mean token log-prob
+            sums = trainer.policy.score(state[0], cands)
+            means = np.array([s / len(c) for s, c in zip(sums, cands, strict=True)])
+            want = np.exp(means - means.max()) / np.exp(means - means.max()).sum()
+            assert np.abs(np.array(list(probs[score].values())) - want).max() < 1e-4
+        trainer.close()
+    assert probs["sum"]["drop"] > 0.9
+    assert max(probs["mean"].values()) < 0.35 and min(probs["mean"].values()) > 0.08
+
+
 def soft_q_fixed_point(
     pi: dict[str, np.ndarray], alpha: float, gamma: float
 ) -> dict[str, np.ndarray]:
@@ -206,6 +230,7 @@ def test_lora_and_hindsight_run(rl_model_dir, tmp_path):
     ("overrides", "message"),
     [
         ({"critic": "big"}, "critic must be one of shared, encoder"),
+        ({"score": "max"}, "score must be one of sum, mean"),
         ({"relabel": "episode"}, "relabel must be one of none, final, future"),
         ({"gamma": 1.5}, "gamma must be in [0, 1]"),
         ({"tau": 0}, "tau must be in (0, 1]"),

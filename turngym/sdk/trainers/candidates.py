@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["candidate_scores", "shared_prompt_forward"]
+__all__ = ["SCORES", "candidate_scores", "shared_prompt_forward"]
+
+SCORES = ("sum", "mean")
+"""How ``candidate_scores`` turns token log-probs into a candidate's score."""
 
 
 def shared_prompt_forward(
@@ -56,11 +59,15 @@ def shared_prompt_forward(
     return torch.cat(preds)[back], torch.cat(lasts)[back]
 
 
-def candidate_scores(head: Any, pred: torch.Tensor, cands: Sequence[list[int]]) -> torch.Tensor:
-    """Each candidate's summed token log-prob [R] from ``shared_prompt_forward``'s ``pred``.
+def candidate_scores(
+    head: Any, pred: torch.Tensor, cands: Sequence[list[int]], score: str = "sum"
+) -> torch.Tensor:
+    """Each candidate's token log-probs [R] from ``shared_prompt_forward``'s ``pred``.
 
-    The output head runs only on the positions that predict a candidate token (never
-    length x vocab logits for the padding).
+    ``score="sum"`` (GLAM's) sums them: log p(candidate | prompt). ``"mean"`` divides by
+    the candidate's length, so that an untrained LM (about -log |V| per token) does not
+    put nearly all the mass on the shortest candidate. The output head runs only on the
+    positions that predict a candidate token (never length x vocab logits for padding).
     """
     import torch
 
@@ -71,7 +78,10 @@ def candidate_scores(head: Any, pred: torch.Tensor, cands: Sequence[list[int]]) 
     tokens = torch.tensor([t for cand in cands for t in cand], device=pred.device)
     picked = torch.log_softmax(logits, -1)[torch.arange(len(tokens)), tokens]
     rows = valid.nonzero()[:, 0]
-    return torch.zeros(len(cands), device=pred.device).index_add(0, rows, picked)
+    summed = torch.zeros(len(cands), device=pred.device).index_add(0, rows, picked)
+    if score == "mean":
+        return summed / valid.sum(-1)
+    return summed
 
 
 def _length_buckets(lengths: Sequence[int], slack: float = 1.25) -> list[list[int]]:

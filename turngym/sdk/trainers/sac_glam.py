@@ -2,9 +2,10 @@
 
 The policy is GLAM's (Carta et al. 2023): the LM scores every legal action
 (``info["legal_actions"]``) as a continuation of the prompt, by the sum of its tokens'
-log-probs, and pi(a|s) is the softmax of those scores over the candidates. SAC-GLAM
-(Gaven et al. 2024) trains it off-policy with soft actor-critic from a replay buffer,
-with hindsight relabelling for goal-conditioned envs. One step of
+log-probs (``score="mean"``: their mean, so that an untrained LM does not favour the
+shortest candidates), and pi(a|s) is the softmax of those scores over the candidates.
+SAC-GLAM (Gaven et al. 2024) trains it off-policy with soft actor-critic from a replay
+buffer, with hindsight relabelling for goal-conditioned envs. One step of
 ``SACGLAMTrainer.train``:
 
 1. **collect**: ``episodes_per_step`` episodes with the current policy (uniformly random
@@ -47,8 +48,8 @@ import numpy as np
 from turngym.agents.llm import CandidateAgent
 from turngym.sdk.agents import AGENT_SETTINGS
 from turngym.sdk.records import Episode, Turn
-from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition
-from turngym.sdk.trainers.candidates import candidate_scores, shared_prompt_forward
+from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
+from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.common import (
     WRAPPERS,
     MetricsLog,
@@ -83,6 +84,7 @@ class SACGLAMConfig:
     model: str = "tiny"
     output_dir: str = "runs/sac-glam"
     system_prompt: str | None = None
+    score: str = "sum"
     steps: int = 100
     episodes_per_step: int = 8
     max_turns: int | None = None
@@ -130,6 +132,8 @@ class SACGLAMConfig:
         "model": "'tiny' (build a tiny model from a config) or a saved model directory",
         "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
         "system_prompt": "system message before every observation",
+        "score": "a candidate's score: sum (GLAM: log p(candidate)) or mean (per token, "
+        "no bias toward short candidates)",
         "steps": "training steps (one collection + updates each)",
         "episodes_per_step": "episodes collected per step (run side by side)",
         "max_turns": "cut episodes after this many turns (None: the env's limit)",
@@ -175,6 +179,7 @@ class SACGLAMConfig:
     def __post_init__(self) -> None:
         checks: list[tuple[str, bool, str]] = [
             ("critic", self.critic in CRITICS, f"one of {', '.join(CRITICS)}"),
+            ("score", self.score in SCORES, f"one of {', '.join(SCORES)}"),
             (
                 "relabel",
                 self.relabel in RELABEL_STRATEGIES,
@@ -232,24 +237,6 @@ def _num(value: object) -> bool:
 
 def _int(value: object, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
-
-
-def state_text(obs: Any, goal: str | None) -> Any:
-    r"""What the policy and critic read: the observation, with the goal when it lacks it.
-
-    Text envs tell the task once, in the first observation; a goal-conditioned state
-    needs it at every step, so a ``Mission:`` line is put first where the text lacks it.
-
-    >>> state_text("You see a wall.", "go to the red ball")
-    'Mission: go to the red ball\nYou see a wall.'
-    >>> state_text("Your mission: go to the red ball.", "go to the red ball")
-    'Your mission: go to the red ball.'
-    """
-    if isinstance(obs, dict) and isinstance(obs.get("text"), str):
-        obs = obs["text"]
-    if not goal or not isinstance(obs, str) or goal in obs:
-        return obs
-    return f"Mission: {goal}\n{obs}"
 
 
 class _GLAMAgent(CandidateAgent):
@@ -458,7 +445,7 @@ class SACGLAMTrainer:
         decoder, head = self._parts  # type: ignore[misc]
         with self._autocast():
             pred, last = shared_prompt_forward(decoder, [p for p, _ in states], cands, s_idx)
-            scores = candidate_scores(head, pred, cands)
+            scores = candidate_scores(head, pred, cands, self.config.score)
         width = max(len(cs) for _, cs in states)
         mask = torch.zeros((len(states), width), dtype=torch.bool, device=self.device)
         mask[s_idx, a_idx] = True
