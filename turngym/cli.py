@@ -7,6 +7,7 @@ turngym eval --all --agents expert,random --episodes 50
 turngym serve --model ./tiny-model --port 8000
 turngym train grpo --env FrozenLake-v0 --model tiny --steps 40
 turngym train sac-glam --env BabyAIText-v0 --env-kwargs '{"mission": "goto"}' --model tiny
+turngym train archer --env FrozenLake-v0 --model tiny --critic-steps 20
 """
 
 from __future__ import annotations
@@ -369,6 +370,18 @@ def _cmd_train_sac_glam(args: argparse.Namespace) -> int:
     return _report_training(trainer.train(), trainer.env_id)
 
 
+def _cmd_train_archer(args: argparse.Namespace) -> int:
+    from turngym.sdk.trainers.archer import ArCHerConfig, ArCHerTrainer
+    from turngym.sdk.trainers.common import config_from_args
+
+    try:
+        config = config_from_args(ArCHerConfig, args)
+        trainer = ArCHerTrainer(config)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    return _report_training(trainer.train(), trainer.env_id)
+
+
 def _report_training(summary: dict[str, Any], env: str) -> int:
     """Print a trainer's summary: success before/after, where the model and metrics are."""
     before, after = summary["eval_before"], summary["eval_after"]
@@ -458,8 +471,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="the model id clients see (default: the dir's name)")
     p.set_defaults(fn=_cmd_serve)
 
-    p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam)")
+    p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer)")
     trainers = p.add_subparsers(dest="trainer", required=True)
+    from turngym.sdk.trainers.archer import ArCHerConfig
     from turngym.sdk.trainers.common import add_config_flags
     from turngym.sdk.trainers.grpo import GRPOConfig
     from turngym.sdk.trainers.sac_glam import SACGLAMConfig
@@ -482,6 +496,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_config_flags(t, SACGLAMConfig)
     t.set_defaults(fn=_cmd_train_sac_glam)
+    t = trainers.add_parser(
+        "archer",
+        help="ArCHer: utterance-level off-policy critic, token-level policy-gradient actor",
+        description="ArCHer. Every config field is a flag; --config FILE gives defaults "
+        "(JSON or TOML). Example: turngym train archer --env FrozenLake-v0 --model tiny "
+        "--critic-steps 20",
+    )
+    add_config_flags(t, ArCHerConfig)
+    t.set_defaults(fn=_cmd_train_archer)
     return parser
 
 

@@ -11,6 +11,8 @@
 - ``add_config_flags`` / ``config_from_args``: every field of a config dataclass as a
   command-line flag, with ``--config FILE`` (JSON or TOML) supplying defaults.
 - ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``.
+- ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
+  optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
 """
 
 from __future__ import annotations
@@ -34,10 +36,13 @@ __all__ = [
     "checkpoint_dirs",
     "config_from_args",
     "latest_checkpoint",
+    "load_policy",
     "make_text_env",
     "plot_curves",
     "resolve_model",
+    "restore_weights",
     "save_checkpoint",
+    "save_final_model",
     "scheduled_lr",
     "wrapper_spec",
 ]
@@ -406,3 +411,50 @@ def make_text_env(
         except TypeError as error:
             raise ValueError(f"wrapper {spec!r}: {error}") from None
     return env
+
+
+# -- policy models -------------------------------------------------------------------
+
+
+def load_policy(
+    model_dir: Path, device: str | None, dtype: str | None, lora_rank: int, lora_alpha: int
+) -> tuple[Any, Any]:
+    """The trained model (with LoRA adapters when ``lora_rank``) and an HFPolicy over it."""
+    from turngym.sdk.backends.hf import HFPolicy
+
+    base = HFPolicy(model_dir, device=device, dtype=dtype or "float32")
+    if not lora_rank:
+        return base.model, base
+    from peft import LoraConfig, get_peft_model
+
+    config = LoraConfig(r=lora_rank, lora_alpha=lora_alpha, target_modules="all-linear")
+    model = get_peft_model(base.model, config)
+    return model, HFPolicy(model, tokenizer=base.tokenizer)
+
+
+def restore_weights(model: Any, saved_dir: Path, lora: bool) -> None:
+    """Load weights written by ``model.save_pretrained(saved_dir)`` into ``model``."""
+    if lora:
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        set_peft_model_state_dict(model, load_file(saved_dir / "adapter_model.safetensors"))
+        return
+    from transformers import AutoModelForCausalLM
+
+    dtype = next(model.parameters()).dtype
+    model.load_state_dict(AutoModelForCausalLM.from_pretrained(saved_dir, dtype=dtype).state_dict())
+
+
+def save_final_model(
+    model: Any, tokenizer: Any, target: Path, lora: bool, settings: dict[str, Any]
+) -> Path:
+    """The model (LoRA merged) + tokenizer + agent settings in ``target``, for ``hf:DIR``."""
+    import copy
+
+    from turngym.sdk.agents import AGENT_SETTINGS
+
+    (copy.deepcopy(model).merge_and_unload() if lora else model).save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    (target / AGENT_SETTINGS).write_text(json.dumps(settings, indent=1) + "\n")
+    return target
