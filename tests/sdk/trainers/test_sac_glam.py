@@ -226,6 +226,32 @@ def test_lora_and_hindsight_run(rl_model_dir, tmp_path):
     )
 
 
+def test_goal_conditioned_frozen_lake_relabels_visited_cells(rl_model_dir, tmp_path):
+    """FrozenLake goal mode plugs in: a failed episode's visited cells come back as its goals."""
+    trainer = SACGLAMTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="turngym/FrozenLake-v0",
+            env_kwargs={"goal": "random"},
+            relabel="future",
+            score="mean",
+            warmup_steps=2,
+            steps=2,
+            episodes_per_step=4,
+            max_turns=6,
+        )
+    )
+    trainer.train()
+    stored = [trainer.buffer[i] for i in range(len(trainer.buffer))]
+    relabelled = [t for t in stored if t.relabelled]
+    assert relabelled, "random walks on the lake fail often enough to relabel"
+    for t in relabelled:
+        assert t.goal.startswith("reach row ") and f"Your goal: {t.goal}." in t.obs
+        assert t.reward == (1.0 if t.achieved_goal == t.goal else 0.0)
+    assert any(t.reward == 1.0 and t.terminated for t in relabelled)
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [

@@ -1,4 +1,7 @@
-"""Expert for ``FrozenLake-v0``: BFS shortest path on solid ice, value iteration when slippery."""
+"""Expert for ``FrozenLake-v0``: BFS shortest path on solid ice, value iteration when slippery.
+
+It walks to ``env.goal_pos``: the map's G, or the drawn goal cell with ``goal="random"``.
+"""
 
 from __future__ import annotations
 
@@ -33,14 +36,14 @@ class FrozenLakeExpert(BaseAgent):
         self._env = inner
         limit = env.spec.max_episode_steps if env.spec is not None else None
         self._horizon = limit or _DEFAULT_HORIZON
-        self._planned_for: tuple[tuple[str, ...], bool] | None = None
+        self._planned_for: tuple[tuple[str, ...], bool, Pos] | None = None
         self._moves: dict[Pos, int] = {}
         self._by_steps_left = np.zeros((0, 0), dtype=np.int64)
 
     def act(self, obs: Any, info: dict[str, Any]) -> str:
         """The planned move from the current cell."""
         env = self._env
-        key = (env.desc, env.is_slippery)
+        key = (env.desc, env.is_slippery, env.goal_pos)
         if key != self._planned_for:
             if env.is_slippery:
                 self._by_steps_left = self._value_iteration()
@@ -58,7 +61,7 @@ class FrozenLakeExpert(BaseAgent):
 
     def _bfs(self) -> dict[Pos, int]:
         env = self._env
-        goal = next(p for p in self._cells() if env.cell(p) == "G")
+        goal = env.goal_pos
         dist = {goal: 0}
         queue = deque([goal])
         while queue:
@@ -90,9 +93,9 @@ class FrozenLakeExpert(BaseAgent):
             for a in range(n_actions):
                 for p, (r, c) in env.transitions(pos, a):
                     prob[s, a, r * env.size + c] += p
-        letters = np.array([env.cell(pos) for pos in cells])
-        live = np.isin(letters, ["S", "F"])
-        reach_goal_now = prob[:, :, letters == "G"].sum(axis=2)
+        is_goal = np.array([pos == env.goal_pos for pos in cells])
+        live = np.array([env.cell(pos) != "H" for pos in cells]) & ~is_goal
+        reach_goal_now = prob[:, :, is_goal].sum(axis=2)
         value = np.zeros(n_states)  # P(reach G in the steps left), 0 steps left: 0
         best = np.zeros((self._horizon + 1, n_states), dtype=np.int64)
         for steps_left in range(1, self._horizon + 1):

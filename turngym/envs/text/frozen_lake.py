@@ -5,6 +5,12 @@ actions are ``left``, ``down``, ``right``, ``up``. Maps are the classic fixed 4x
 8x8 ones or, with ``map="random"``, a new solvable map drawn from the env's RNG on
 every reset. On slippery ice a move goes the intended way with probability 1/3 and
 to each side with 1/3, as in Gymnasium's ``FrozenLake-v1``.
+
+With ``goal="random"`` the lake is goal-conditioned: each reset draws the goal cell
+among the frozen cells reachable from S, every observation says it in text ("Your
+goal: reach row 3, column 2."), and every step reports ``info["goal"]`` and
+``info["achieved_goal"]`` (the cell the agent stands on) for hindsight relabelling;
+``compute_reward(achieved_goal, goal)`` says whether one is the other.
 """
 
 from __future__ import annotations
@@ -14,7 +20,15 @@ from typing import Any
 
 from turngym.core import Invalid, Outcome, TextEnv, normalize_action
 
-__all__ = ["ACTIONS", "FIXED_MAPS", "FrozenLakeEnv", "reachable"]
+__all__ = [
+    "ACTIONS",
+    "FIXED_MAPS",
+    "GOALS",
+    "FrozenLakeEnv",
+    "goal_text",
+    "reachable",
+    "reachable_cells",
+]
 
 ACTIONS: tuple[str, ...] = ("left", "down", "right", "up")
 """Canonical actions, in Gymnasium's order (so ``(a +- 1) % 4`` are the sideways moves)."""
@@ -35,7 +49,31 @@ FIXED_MAPS: dict[int, tuple[str, ...]] = {
 }
 """The classic maps of Gymnasium's ``FrozenLake-v1`` (``map_name="4x4"`` / ``"8x8"``)."""
 
+GOALS = ("fixed", "random")
+"""``FrozenLakeEnv(goal=...)``: the map's G, or a goal cell drawn on every reset."""
+
 _MAX_HOLE_PROB = 0.5
+
+
+def reachable_cells(desc: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The cells S reaches by moves that avoid holes (S included), in BFS order.
+
+    >>> reachable_cells(("SH", "FG"))
+    [(0, 0), (1, 0), (1, 1)]
+    """
+    size = len(desc)
+    start = next((r, c) for r in range(size) for c in range(size) if desc[r][c] == "S")
+    seen = [start]
+    queue = deque([start])
+    while queue:
+        r, c = queue.popleft()
+        for dr, dc in _MOVES:
+            nr, nc = r + dr, c + dc
+            inside = 0 <= nr < size and 0 <= nc < size
+            if inside and desc[nr][nc] != "H" and (nr, nc) not in seen:
+                seen.append((nr, nc))
+                queue.append((nr, nc))
+    return seen
 
 
 def reachable(desc: tuple[str, ...]) -> bool:
@@ -46,21 +84,19 @@ def reachable(desc: tuple[str, ...]) -> bool:
     >>> reachable(FIXED_MAPS[4])
     True
     """
-    size = len(desc)
-    start = next((r, c) for r in range(size) for c in range(size) if desc[r][c] == "S")
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        r, c = queue.popleft()
-        if desc[r][c] == "G":
-            return True
-        for dr, dc in _MOVES:
-            nr, nc = r + dr, c + dc
-            inside = 0 <= nr < size and 0 <= nc < size
-            if inside and desc[nr][nc] != "H" and (nr, nc) not in seen:
-                seen.add((nr, nc))
-                queue.append((nr, nc))
-    return False
+    return any(desc[r][c] == "G" for r, c in reachable_cells(desc))
+
+
+def goal_text(pos: tuple[int, int]) -> str:
+    """How goal mode names a cell, in ``info["goal"]`` and ``info["achieved_goal"]``.
+
+    The phrase never appears elsewhere in an observation ("You are at row 3, column 2"
+    lacks "reach"), so hindsight relabelling can swap one goal for another in the text.
+
+    >>> goal_text((3, 2))
+    'reach row 3, column 2'
+    """
+    return f"reach row {pos[0]}, column {pos[1]}"
 
 
 class FrozenLakeEnv(TextEnv[int]):
@@ -76,6 +112,9 @@ class FrozenLakeEnv(TextEnv[int]):
         is_slippery: a move goes the intended way with probability 1/3 and to each
             perpendicular side with 1/3.
         hole_prob: chance that a cell of a random map is a hole, in [0, 0.5].
+        goal: ``"fixed"`` (walk to the map's G) or ``"random"`` (goal-conditioned: each
+            reset draws the goal among the frozen cells reachable from S, S excluded;
+            the board then shows no G and the text names the goal cell).
         **kwargs: ``TextEnv`` options (``invalid_action_penalty``, ...).
 
     Example:
@@ -91,6 +130,12 @@ class FrozenLakeEnv(TextEnv[int]):
         >>> obs, reward, terminated, truncated, info = env.step("down")
         >>> terminated, info["success"]
         (True, False)
+        >>> env = gym.make("turngym/FrozenLake-v0", goal="random")
+        >>> obs, info = env.reset(seed=0)
+        >>> info["goal"], info["achieved_goal"]
+        ('reach row 3, column 2', 'reach row 0, column 0')
+        >>> env.unwrapped.compute_reward("reach row 3, column 2", info["goal"])
+        1.0
 
     """
 
@@ -100,12 +145,15 @@ class FrozenLakeEnv(TextEnv[int]):
         map: str = "fixed",
         is_slippery: bool = False,
         hole_prob: float = 0.2,
+        goal: str = "fixed",
         **kwargs: Any,
     ) -> None:
         if size not in FIXED_MAPS or isinstance(size, bool):
             raise ValueError(f"size must be 4 or 8, got {size!r}")
         if map not in ("fixed", "random"):
             raise ValueError(f"map must be 'fixed' or 'random', got {map!r}")
+        if goal not in GOALS:
+            raise ValueError(f"goal must be 'fixed' or 'random', got {goal!r}")
         if not isinstance(is_slippery, bool):
             raise ValueError(f"is_slippery must be True or False, got {is_slippery!r}")
         if not 0.0 <= hole_prob <= _MAX_HOLE_PROB:
@@ -118,8 +166,11 @@ class FrozenLakeEnv(TextEnv[int]):
         self.map_kind = map
         self.is_slippery = is_slippery
         self.hole_prob = float(hole_prob)
+        self.goal_kind = goal
         self.desc: tuple[str, ...] = FIXED_MAPS[self.size]
         self.pos = (0, 0)
+        self.goal_pos = (self.size - 1, self.size - 1)
+        """The cell that ends the episode with success (the map's G when ``goal="fixed"``)."""
         self._lookup = {name: i for i, name in enumerate(ACTIONS)}
 
     # -- the model (also read by the expert) -----------------------------------------
@@ -140,8 +191,32 @@ class FrozenLakeEnv(TextEnv[int]):
         return r, c
 
     def cell(self, pos: tuple[int, int]) -> str:
-        """The map letter at ``pos``: S, F, H or G."""
+        """The map letter at ``pos``: S, F, H or G (no G in goal mode)."""
         return self.desc[pos[0]][pos[1]]
+
+    # -- goals ------------------------------------------------------------------------
+
+    @property
+    def goal(self) -> str:
+        """The goal cell as text (``info["goal"]`` in goal mode)."""
+        return goal_text(self.goal_pos)
+
+    @staticmethod
+    def compute_reward(achieved_goal: str | None, goal: str, info: Any = None) -> float:
+        """1.0 if ``achieved_goal`` names the cell ``goal`` names, else 0.0.
+
+        Case and surrounding whitespace are ignored; an empty or None ``achieved_goal``
+        names no cell. ``info`` is accepted for the Gymnasium-Robotics ``GoalEnv``
+        signature and ignored.
+
+        >>> FrozenLakeEnv.compute_reward("Reach row 1, column 2 ", "reach row 1, column 2")
+        1.0
+        >>> FrozenLakeEnv.compute_reward("reach row 2, column 1", "reach row 1, column 2")
+        0.0
+        """
+        if not achieved_goal:
+            return 0.0
+        return 1.0 if achieved_goal.strip().lower() == goal.strip().lower() else 0.0
 
     # -- the game --------------------------------------------------------------------
 
@@ -149,6 +224,9 @@ class FrozenLakeEnv(TextEnv[int]):
         self.desc = self._random_map() if self.map_kind == "random" else FIXED_MAPS[self.size]
         self.pos = (0, 0)
         n = self.size
+        if self.goal_kind == "random":
+            return self._reset_goal()
+        self.goal_pos = (n - 1, n - 1)
         slip = (
             " The ice is slippery: a move goes the way you chose only 1/3 of the time; "
             "otherwise you slide to one side of it (1/3 each)."
@@ -161,6 +239,28 @@ class FrozenLakeEnv(TextEnv[int]):
             "F frozen (safe), H hole, G goal, P you. Rows count from 0 at the top, columns "
             "from 0 at the left. Actions: left, down, right, up. Walking into the edge "
             f"leaves you in place. Reaching G gives reward 1; a hole ends the game.{slip}"
+        )
+        return f"{self.instruction}\n\n{self._render()}"
+
+    def _reset_goal(self) -> str:
+        # Any frozen cell S reaches can be the goal; the map's G is plain ice here, so
+        # the board shows no goal letter that could contradict the text.
+        cells = [p for p in reachable_cells(self.desc) if self.cell(p) != "S"]
+        self.goal_pos = cells[int(self.np_random.integers(len(cells)))]
+        self.desc = tuple(row.replace("G", "F") for row in self.desc)
+        n = self.size
+        slip = (
+            " The ice is slippery: a move goes the way you chose only 1/3 of the time; "
+            "otherwise you slide to one side of it (1/3 each)."
+            if self.is_slippery
+            else ""
+        )
+        self.instruction = (
+            f"You are on a frozen lake ({n}x{n} grid). Walk from the start S (top left) to "
+            "your goal cell without stepping into a hole H. Legend: S start, F frozen "
+            "(safe), H hole, P you. Rows count from 0 at the top, columns from 0 at the "
+            "left. Actions: left, down, right, up. Walking into the edge leaves you in "
+            f"place. Reaching the goal cell gives reward 1; a hole ends the game.{slip}"
         )
         return f"{self.instruction}\n\n{self._render()}"
 
@@ -195,7 +295,7 @@ class FrozenLakeEnv(TextEnv[int]):
             text += " into the edge and stayed where you were"
         text += "."
         here = self.cell(self.pos)
-        if here == "G":
+        if self.pos == self.goal_pos:
             return Outcome(
                 f"{text} You reached the goal!\n{self._render()}", 1.0, True, success=True
             )
@@ -212,7 +312,20 @@ class FrozenLakeEnv(TextEnv[int]):
             for r, row in enumerate(self.desc)
         ]
         r, c = self.pos
-        return "\n".join(lines) + f"\nYou are at row {r}, column {c} ({self.cell(self.pos)})."
+        text = "\n".join(lines) + f"\nYou are at row {r}, column {c} ({self.cell(self.pos)})."
+        if self.goal_kind == "random":
+            # Every observation restates the goal: it is drawn per episode, and the
+            # first observation alone would leave later turns without it.
+            text += f" Your goal: {self.goal}."
+        return text
 
     def _state_key(self) -> str:
-        return f"{'/'.join(self.desc)}@{self.pos[0]},{self.pos[1]}"
+        key = f"{'/'.join(self.desc)}@{self.pos[0]},{self.pos[1]}"
+        if self.goal_kind == "random":
+            key += f">{self.goal_pos[0]},{self.goal_pos[1]}"
+        return key
+
+    def _extra_info(self) -> dict[str, Any]:
+        if self.goal_kind != "random":
+            return {}
+        return {"goal": self.goal, "achieved_goal": goal_text(self.pos)}
