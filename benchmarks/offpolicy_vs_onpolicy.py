@@ -53,6 +53,10 @@ def sac_glam(relabel: str) -> Factory:
             output_dir=out,
             steps=100_000,
             relabel=relabel,
+            # A directory model would default to a pretrained model's lr (1e-5); the
+            # tiny one from scratch needs more, and mean scores start it near uniform.
+            policy_lr=1e-3,
+            score="mean",
             seed=seed,
             log_every=0,
             **_quiet(),
@@ -62,11 +66,42 @@ def sac_glam(relabel: str) -> Factory:
     return make
 
 
+def archer() -> Factory:
+    """ArCHer on GuessNumber: 50 critic to 3 actor updates, a token-level baseline."""
+
+    def make(model: str, seed: int, out: str) -> tuple[Any, int]:
+        from turngym.sdk.trainers.archer import ArCHerConfig, ArCHerTrainer
+        from turngym.testing.toy import GuessNumber
+
+        config = ArCHerConfig(
+            env="GuessNumber",
+            model=model,
+            output_dir=out,
+            steps=100_000,
+            episodes_per_step=16,
+            critic_steps=50,
+            actor_steps=3,
+            warmup_steps=3,
+            actor_lr=1e-3,
+            baseline=True,
+            seed=seed,
+            log_every=0,
+            **_quiet(),
+        )
+        return ArCHerTrainer(config, env_fn=GuessNumber), config.episodes_per_step
+
+    return make
+
+
 def grpo(env: str, env_kwargs: dict[str, Any], advantage: str, **extra: Any) -> Factory:
-    """GRPO's trainer on ``env`` with ``advantage`` ("grpo" or "reinforce")."""
+    """GRPO's trainer on ``env`` with ``advantage`` ("grpo" or "reinforce").
+
+    ``env="GuessNumber"`` trains on ``turngym.testing.toy.GuessNumber``.
+    """
 
     def make(model: str, seed: int, out: str) -> tuple[Any, int]:
         from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
+        from turngym.testing.toy import GuessNumber
 
         fields: dict[str, Any] = {"groups": 4, "group_size": 4, "lr": 3e-3, **extra}
         if advantage == "reinforce":  # one episode per seed: no group to compare within
@@ -78,12 +113,14 @@ def grpo(env: str, env_kwargs: dict[str, Any], advantage: str, **extra: Any) -> 
             output_dir=out,
             steps=100_000,
             advantage=advantage,
+            eval_greedy=True,  # as the off-policy trainers evaluate
             seed=seed,
             log_every=0,
             **fields,
             **_quiet(),
         )
-        return GRPOTrainer(config), config.groups * config.group_size
+        env_fn = GuessNumber if env == "GuessNumber" else None
+        return GRPOTrainer(config, env_fn=env_fn), config.groups * config.group_size
 
     return make
 
@@ -96,6 +133,14 @@ SUITES: dict[str, dict[str, Any]] = {
             "grpo": grpo("turngym/BabyAIText-v0", GOTO, "grpo", max_turns=16),
         },
         "ordering": ["sac_glam_her", "sac_glam", "grpo"],
+    },
+    "archer": {
+        "methods": {
+            "archer": archer(),
+            "reinforce": grpo("GuessNumber", {}, "reinforce"),
+            "grpo": grpo("GuessNumber", {}, "grpo"),
+        },
+        "ordering": ["archer", "reinforce"],
     },
 }
 

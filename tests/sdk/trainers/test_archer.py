@@ -15,6 +15,7 @@ import pytest
 from turngym.cli import main
 from turngym.sdk.trainers.archer import ArCHerConfig, ArCHerTrainer
 from turngym.spaces import Unicode
+from turngym.testing.toy import GuessNumber
 
 
 class Chain(gym.Env):
@@ -261,40 +262,6 @@ def test_cli_trains_from_flags(rl_model_dir, tmp_path, capsys):
     assert saved["step"] == 2
     assert main(["train", "archer", "--v-action", "mean"]) == 2
     assert "v_action must be one of" in capsys.readouterr().err
-
-
-class GuessNumber(gym.Env):
-    """Guess a secret number in 1..5 in at most 3 guesses, told "higher" or "lower".
-
-    The observation restates what is known (the range the number is in and the guesses
-    left), so the task is Markov without a chat history; any of 1..5 may be guessed and
-    the third miss ends the episode as a failure. Bisecting (3, then 1 or 4, then what
-    is left) always wins; uniform guessing wins about half the time.
-    """
-
-    observation_space = Unicode(128)
-    action_space = Unicode(8)
-    ACTIONS: ClassVar[list[str]] = [str(n) for n in range(1, 6)]
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
-        self.secret, self.low, self.high = int(self.np_random.integers(1, 6)), 1, 5
-        self.turn = 0
-        return self.obs("Guess my number."), {"legal_actions": self.ACTIONS}
-
-    def obs(self, news: str) -> str:
-        return f"{news} It is between {self.low} and {self.high}. {3 - self.turn} guesses left."
-
-    def step(self, action: str):
-        guess, self.turn = int(action), self.turn + 1
-        if guess == self.secret:
-            return "Right!", 1.0, True, False, {"success": True}
-        if guess < self.secret:
-            self.low, news = max(self.low, guess + 1), "Higher."
-        else:
-            self.high, news = min(self.high, guess - 1), "Lower."
-        info = {"legal_actions": self.ACTIONS, "success": False}
-        return self.obs(news), 0.0, self.turn >= 3, False, info
 
 
 @pytest.mark.slow
