@@ -13,6 +13,8 @@
 - ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``.
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
+- ``run_training``: the loop around a trainer's ``train_step``: resume, evaluation
+  before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve.
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ __all__ = [
     "add_config_flags",
     "checkpoint_dirs",
     "config_from_args",
+    "format_metrics",
     "latest_checkpoint",
     "load_policy",
     "make_text_env",
     "plot_curves",
     "resolve_model",
     "restore_weights",
+    "run_training",
     "save_checkpoint",
     "save_final_model",
     "scheduled_lr",
@@ -458,3 +462,84 @@ def save_final_model(
     tokenizer.save_pretrained(target)
     (target / AGENT_SETTINGS).write_text(json.dumps(settings, indent=1) + "\n")
     return target
+
+
+# -- the training loop -----------------------------------------------------------------
+
+
+def run_training(
+    trainer: Any, label: str, panels: list[list[str]], line_keys: Sequence[str]
+) -> dict[str, Any]:
+    """The loop every trainer runs: resume, evaluate, train, log, checkpoint, evaluate.
+
+    ``trainer`` has ``config`` (``resume``, ``steps``, ``eval_every``, ``log_every``,
+    ``save_every``, ``progress``, ``tensorboard``), ``run_dir``, ``step``, ``env_id`` and
+    ``load(checkpoint)``, ``evaluate()``, ``train_step(step)`` (the step's metrics row),
+    ``save()``, ``save_final()`` and ``close()``. ``label`` names the method (``"GRPO"``)
+    in the curve's title and, lower-cased, on the progress bar; ``panels`` are the
+    curve's metric groups and ``line_keys`` the metrics of each printed step line.
+    Returns the summary: evaluation before (None on resume) and after, steps, seconds
+    and the written paths.
+    """
+    import sys
+    import time
+
+    from turngym.progress import progress
+
+    c = trainer.config
+
+    def say(text: str) -> None:
+        if c.log_every:
+            print(text, file=sys.stderr if c.progress else sys.stdout, flush=True)
+
+    resume_from = latest_checkpoint(trainer.run_dir) if c.resume else None
+    if resume_from is not None:
+        trainer.load(resume_from)
+    log = MetricsLog(
+        trainer.run_dir,
+        resume_step=trainer.step if resume_from is not None else None,
+        tensorboard=c.tensorboard,
+    )
+    started = time.perf_counter()
+    before = None
+    if resume_from is None:
+        before = trainer.evaluate()
+        log.log({"step": 0, **{f"eval_{k}": v for k, v in before.items()}})
+        say(f"before training: eval {format_metrics(before)}")
+    steps = range(trainer.step, c.steps)
+    bar: Any = progress(steps, total=len(steps), desc=label.lower()) if c.progress else steps
+    for step in bar:
+        row = trainer.train_step(step)
+        trainer.step = step + 1
+        if c.eval_every and trainer.step % c.eval_every == 0 and trainer.step < c.steps:
+            row.update({f"eval_{k}": v for k, v in trainer.evaluate().items()})
+        log.log(row)
+        if c.log_every and (trainer.step % c.log_every == 0 or trainer.step == c.steps):
+            shown = format_metrics({k: row[k] for k in line_keys if isinstance(row.get(k), float)})
+            seconds = row["collect_s"] + row["update_s"]
+            say(f"step {row['step']}/{c.steps} {shown} ({seconds:.1f}s)")
+        if c.save_every and trainer.step % c.save_every == 0:
+            trainer.save()
+    after = trainer.evaluate()
+    log.log({"step": trainer.step, **{f"eval_{k}": v for k, v in after.items()}})
+    say(f"after training: eval {format_metrics(after)}")
+    trainer.save()
+    final = trainer.save_final()
+    log.close()
+    title = f"{label} on {trainer.env_id}"
+    curve = plot_curves(log.rows(), trainer.run_dir / "curve.png", panels, title=title)
+    trainer.close()
+    return {
+        "eval_before": before,
+        "eval_after": after,
+        "steps": trainer.step,
+        "seconds": time.perf_counter() - started,
+        "final": str(final),
+        "curve": str(curve) if curve else None,
+        "metrics": str(log.path),
+    }
+
+
+def format_metrics(metrics: dict[str, float]) -> str:
+    """``"success=0.500 loss=0.120"``: metrics as one line."""
+    return " ".join(f"{k}={v:.3f}" for k, v in metrics.items())

@@ -36,7 +36,6 @@ import copy
 import dataclasses
 import json
 import math
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,11 +51,9 @@ from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransitio
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.common import (
     WRAPPERS,
-    MetricsLog,
-    latest_checkpoint,
     make_text_env,
-    plot_curves,
     resolve_model,
+    run_training,
     save_checkpoint,
     wrapper_spec,
 )
@@ -713,57 +710,12 @@ class SACGLAMTrainer:
 
     def train(self) -> dict[str, Any]:
         """Run (or resume) training; returns a summary with evaluation before and after."""
-        from turngym.progress import progress
-
-        c = self.config
-        resume_from = latest_checkpoint(self.run_dir) if c.resume else None
-        if resume_from is not None:
-            self.load(resume_from)
-        log = MetricsLog(
-            self.run_dir,
-            resume_step=self.step if resume_from is not None else None,
-            tensorboard=c.tensorboard,
-        )
-        started = time.perf_counter()
-        before = None
-        if resume_from is None:
-            before = self.evaluate()
-            log.log({"step": 0, **{f"eval_{k}": v for k, v in before.items()}})
-            self._say(f"before training: eval {_fmt(before)}")
-        steps = range(self.step, c.steps)
-        bar: Any = progress(steps, total=len(steps), desc="sac-glam") if c.progress else steps
-        for step in bar:
-            row = self.train_step(step)
-            self.step = step + 1
-            if c.eval_every and self.step % c.eval_every == 0 and self.step < c.steps:
-                row.update({f"eval_{k}": v for k, v in self.evaluate().items()})
-            log.log(row)
-            if c.log_every and (self.step % c.log_every == 0 or self.step == c.steps):
-                self._say(_line(row, c.steps))
-            if c.save_every and self.step % c.save_every == 0:
-                self.save()
-        after = self.evaluate()
-        log.log({"step": self.step, **{f"eval_{k}": v for k, v in after.items()}})
-        self._say(f"after training: eval {_fmt(after)}")
-        self.save()
-        final = self.save_final()
-        log.close()
-        curve = plot_curves(
-            log.rows(),
-            self.run_dir / "curve.png",
+        return run_training(
+            self,
+            "SAC-GLAM",
             [["success", "eval_success"], ["critic_loss", "actor_loss"], ["alpha", "entropy"]],
-            title=f"SAC-GLAM on {self.env_id}",
+            ("success", "critic_loss", "actor_loss", "alpha", "eval_success"),
         )
-        self.close()
-        return {
-            "eval_before": before,
-            "eval_after": after,
-            "steps": self.step,
-            "seconds": time.perf_counter() - started,
-            "final": str(final),
-            "curve": str(curve) if curve else None,
-            "metrics": str(log.path),
-        }
 
     def close(self) -> None:
         """Close the envs the trainer made."""
@@ -771,17 +723,3 @@ class SACGLAMTrainer:
             collector.close()
         self._collectors.clear()
         self._goal_env.close()
-
-    def _say(self, text: str) -> None:
-        if self.config.log_every:
-            print(text, file=sys.stderr if self.config.progress else sys.stdout, flush=True)
-
-
-def _fmt(metrics: dict[str, float]) -> str:
-    return " ".join(f"{k}={v:.3f}" for k, v in metrics.items())
-
-
-def _line(row: dict[str, Any], steps: int) -> str:
-    keys = ("success", "critic_loss", "actor_loss", "alpha", "eval_success")
-    parts = _fmt({k: row[k] for k in keys if isinstance(row.get(k), float)})
-    return f"step {row['step']}/{steps} {parts} ({row['collect_s'] + row['update_s']:.1f}s)"
