@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import math
 import random
 import time
@@ -39,7 +38,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from turngym.sdk import advantages as adv_fns
-from turngym.sdk.agents import AGENT_SETTINGS
 from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
 from turngym.sdk.losses import policy_loss
 from turngym.sdk.records import Episode
@@ -49,6 +47,7 @@ from turngym.sdk.trainers.common import (
     resolve_model,
     run_training,
     save_checkpoint,
+    save_final_model,
     scheduled_lr,
     wrapper_spec,
 )
@@ -676,18 +675,11 @@ class GRPOTrainer:
 
     def save_final(self) -> Path:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
-        target = self.run_dir / "final"
-        model = self.model
-        if self.config.lora_rank:
-            model = copy.deepcopy(self.model).merge_and_unload()
-        model.save_pretrained(target)
-        self.tokenizer.save_pretrained(target)
-        settings = {
-            "constrained": self.config.constrained,
-            "system_prompt": self.config.system_prompt,
-        }
-        (target / AGENT_SETTINGS).write_text(json.dumps(settings, indent=1) + "\n")
-        return target
+        c = self.config
+        settings = {"constrained": c.constrained, "system_prompt": c.system_prompt}
+        return save_final_model(
+            self.model, self.tokenizer, self.run_dir / "final", bool(c.lora_rank), settings
+        )
 
     # -- the loop ------------------------------------------------------------------
 

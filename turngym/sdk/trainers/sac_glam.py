@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from turngym.agents.llm import CandidateAgent
-from turngym.sdk.agents import AGENT_SETTINGS
 from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
@@ -55,6 +54,7 @@ from turngym.sdk.trainers.common import (
     resolve_model,
     run_training,
     save_checkpoint,
+    save_final_model,
     wrapper_spec,
 )
 from turngym.sdk.trainers.sequences import decoder_and_head
@@ -694,17 +694,16 @@ class SACGLAMTrainer:
 
     def save_final(self) -> Path:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
-        target = self.run_dir / "final"
-        model = self.model
-        if self.config.lora_rank:
-            model = copy.deepcopy(self.model).merge_and_unload()
-        model.save_pretrained(target)
-        self.tokenizer.save_pretrained(target)
         # hf:DIR agents pick among the legal actions by guided choice, the nearest
         # LLMAgent setting to scoring each candidate.
         settings = {"constrained": True, "system_prompt": self.config.system_prompt}
-        (target / AGENT_SETTINGS).write_text(json.dumps(settings, indent=1) + "\n")
-        return target
+        return save_final_model(
+            self.model,
+            self.tokenizer,
+            self.run_dir / "final",
+            bool(self.config.lora_rank),
+            settings,
+        )
 
     # -- the loop ----------------------------------------------------------------------
 
