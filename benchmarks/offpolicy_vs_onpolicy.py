@@ -175,7 +175,11 @@ def run(factory: Factory, model: str, seed: int, args: argparse.Namespace) -> di
 
 
 def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
-    """Mean held-out success vs training episodes, one line per method."""
+    """Mean held-out success vs training episodes, one line per method.
+
+    A run stops once it reaches the threshold; later points carry its last success
+    forward, so every point of a method's line averages all its seeds.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -183,12 +187,13 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> No
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for method, runs in results.items():
-        points: dict[int, list[float]] = {}
-        for r in runs:
-            for episodes, success in r["curve"]:
-                points.setdefault(episodes, []).append(success)
-        xs = sorted(points)
-        ax.plot(xs, [statistics.mean(points[x]) for x in xs], marker="o", ms=3, label=method)
+        xs = sorted({episodes for r in runs for episodes, _ in r["curve"]})
+
+        def at(curve: list[tuple[int, float]], x: int) -> float:
+            return [s for e, s in curve if e <= x][-1]
+
+        means = [statistics.mean(at(r["curve"], x) for r in runs) for x in xs]
+        ax.plot(xs, means, marker="o", ms=3, label=method)
     ax.set_xlabel("training episodes")
     ax.set_ylabel("held-out success")
     ax.set_ylim(-0.02, 1.02)
@@ -230,7 +235,7 @@ def main() -> None:
             for method, factory in methods.items():
                 result = run(factory, model, seed, args)
                 results[method].append(result)
-                line = {k: v for k, v in result.items() if k != "curve"}
+                line = dict(result)  # the curve too: [[episodes, success], ...]
                 print(json.dumps({"bench": "offpolicy_vs_onpolicy", "suite": args.suite,
                                   "method": method, "seed": seed, **line}), flush=True)  # fmt: skip
     budget = args.budget + 1  # runs that never reached the threshold count as beyond it
