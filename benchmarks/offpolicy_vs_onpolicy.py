@@ -244,7 +244,11 @@ def main() -> None:
         for m, runs in results.items()
     }
     order = [m for m in suite["ordering"] if m in medians]
-    holds = all(medians[a] < medians[b] for a, b in itertools.pairwise(order))
+    holds = (
+        all(medians[a] < medians[b] for a, b in itertools.pairwise(order))
+        if len(order) > 1
+        else None
+    )
     plot(results, Path(args.png), f"{args.suite}: held-out success (mean of {args.seeds} seeds)")
     print(
         json.dumps(
