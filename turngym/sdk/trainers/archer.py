@@ -52,6 +52,7 @@ from turngym.sdk.records import Episode
 from turngym.sdk.replay import ReplayBuffer, ReplayTransition
 from turngym.sdk.trainers.common import (
     WRAPPERS,
+    env_id_of,
     load_policy,
     make_text_env,
     resolve_model,
@@ -262,21 +263,11 @@ class ArCHerTrainer:
         import torch
 
         from turngym.agents.llm import LLMAgent
-        from turngym.registry import entry
         from turngym.sdk.policy import SamplingParams
 
         self.config = c = config
         self.env_fn = env_fn
-        if env_fn is not None:
-            self.env_id = c.env
-        else:
-            try:
-                row = entry(c.env)
-            except KeyError as error:
-                raise ValueError(str(error.args[0])) from None
-            if row.game is not None:
-                raise ValueError(f"ArCHer trains on single-agent envs; {row.id} is a game")
-            self.env_id = row.id
+        self.env_id, _ = env_id_of(c.env, env_fn, games=False, trainer="ArCHer")
         env = self._make_env()  # bad env_kwargs or wrapper options fail here, early
         _, info = env.reset(seed=0)
         env.close()

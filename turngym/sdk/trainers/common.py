@@ -37,6 +37,7 @@ __all__ = [
     "add_config_flags",
     "checkpoint_dirs",
     "config_from_args",
+    "env_id_of",
     "format_metrics",
     "latest_checkpoint",
     "load_policy",
@@ -387,6 +388,25 @@ def wrapper_spec(spec: str) -> tuple[str, dict[str, Any]]:
         except (ValueError, SyntaxError):
             kwargs[key.strip()] = raw.strip()
     return WRAPPERS[name], kwargs
+
+
+def env_id_of(env: str, env_fn: Any, games: bool, trainer: str) -> tuple[str, bool]:
+    """The registered id of ``env`` and whether it is a game (``env_fn``: ``env`` as is).
+
+    Raises a one-line ``ValueError`` for an unknown id, or for a game when the
+    ``trainer`` (its name, for the message) only takes single-agent envs.
+    """
+    if env_fn is not None:
+        return env, False
+    from turngym.registry import entry
+
+    try:
+        row = entry(env)
+    except KeyError as error:
+        raise ValueError(str(error.args[0])) from None
+    if row.game is not None and not games:
+        raise ValueError(f"{trainer} trains on single-agent envs; {row.id} is a game")
+    return row.id, row.game is not None
 
 
 def make_text_env(

@@ -43,8 +43,10 @@ from turngym.sdk.losses import policy_loss
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
     WRAPPERS,
+    env_id_of,
     make_text_env,
     resolve_model,
+    restore_weights,
     run_training,
     save_checkpoint,
     save_final_model,
@@ -258,20 +260,11 @@ class GRPOTrainer:
     def __init__(self, config: GRPOConfig, env_fn: Callable[[], Any] | None = None) -> None:
         import torch
 
-        from turngym.registry import entry
         from turngym.sdk.backends.hf import HFPolicy
 
         self.config = c = config
         self.env_fn = env_fn
-        if env_fn is not None:
-            self.env_id, self.is_game = c.env, False
-        else:
-            try:
-                row = entry(c.env)
-            except KeyError as error:
-                raise ValueError(str(error.args[0])) from None
-            self.env_id = row.id
-            self.is_game = row.game is not None
+        self.env_id, self.is_game = env_id_of(c.env, env_fn, games=True, trainer="GRPO")
         if self.is_game and c.wrappers:
             raise ValueError("wrappers= applies to single-agent text envs, not to games")
         if c.advantage == "rae" and not self.is_game:
@@ -654,20 +647,7 @@ class GRPOTrainer:
         import torch
 
         state = torch.load(checkpoint / "trainer_state.pt", weights_only=False)
-        if self.config.lora_rank:
-            from peft import set_peft_model_state_dict
-            from safetensors.torch import load_file
-
-            set_peft_model_state_dict(
-                self.model, load_file(checkpoint / "model" / "adapter_model.safetensors")
-            )
-        else:
-            from transformers import AutoModelForCausalLM
-
-            saved = AutoModelForCausalLM.from_pretrained(
-                checkpoint / "model", dtype=next(self.model.parameters()).dtype
-            )
-            self.model.load_state_dict(saved.state_dict())
+        restore_weights(self.model, checkpoint / "model", bool(self.config.lora_rank))
         self.optimizer.load_state_dict(state["optimizer"])
         self.rae.load_state_dict(state["rae"])
         self.pool = state["pool"]

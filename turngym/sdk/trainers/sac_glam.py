@@ -50,8 +50,10 @@ from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransitio
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.common import (
     WRAPPERS,
+    env_id_of,
     make_text_env,
     resolve_model,
+    restore_weights,
     run_training,
     save_checkpoint,
     save_final_model,
@@ -296,21 +298,11 @@ class SACGLAMTrainer:
     def __init__(self, config: SACGLAMConfig, env_fn: Callable[[], Any] | None = None) -> None:
         import torch
 
-        from turngym.registry import entry
         from turngym.sdk.backends.hf import HFPolicy
 
         self.config = c = config
         self.env_fn = env_fn
-        if env_fn is not None:
-            self.env_id = c.env
-        else:
-            try:
-                row = entry(c.env)
-            except KeyError as error:
-                raise ValueError(str(error.args[0])) from None
-            if row.game is not None:
-                raise ValueError(f"SAC-GLAM trains on single-agent envs; {row.id} is a game")
-            self.env_id = row.id
+        self.env_id, _ = env_id_of(c.env, env_fn, games=False, trainer="SAC-GLAM")
         self._goal_env = self._make_env()  # bad env_kwargs or wrapper options fail here
         _, info = self._goal_env.reset(seed=0)
         if not info.get("legal_actions"):
@@ -666,20 +658,7 @@ class SACGLAMTrainer:
         import torch
 
         state = torch.load(checkpoint / "trainer_state.pt", weights_only=False)
-        if self.config.lora_rank:
-            from peft import set_peft_model_state_dict
-            from safetensors.torch import load_file
-
-            set_peft_model_state_dict(
-                self.model, load_file(checkpoint / "model" / "adapter_model.safetensors")
-            )
-        else:
-            from transformers import AutoModelForCausalLM
-
-            saved = AutoModelForCausalLM.from_pretrained(
-                checkpoint / "model", dtype=next(self.model.parameters()).dtype
-            )
-            self.model.load_state_dict(saved.state_dict())
+        restore_weights(self.model, checkpoint / "model", bool(self.config.lora_rank))
         self.critic.load_state_dict(state["critic"])
         self.target.load_state_dict(state["target"])
         with torch.no_grad():
