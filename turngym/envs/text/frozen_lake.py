@@ -53,6 +53,10 @@ GOALS = ("fixed", "random")
 """``FrozenLakeEnv(goal=...)``: the map's G, or a goal cell drawn on every reset."""
 
 _MAX_HOLE_PROB = 0.5
+_SLIPPERY = (
+    " The ice is slippery: a move goes the way you chose only 1/3 of the time; "
+    "otherwise you slide to one side of it (1/3 each)."
+)
 
 
 def reachable_cells(desc: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -227,12 +231,7 @@ class FrozenLakeEnv(TextEnv[int]):
         if self.goal_kind == "random":
             return self._reset_goal()
         self.goal_pos = (n - 1, n - 1)
-        slip = (
-            " The ice is slippery: a move goes the way you chose only 1/3 of the time; "
-            "otherwise you slide to one side of it (1/3 each)."
-            if self.is_slippery
-            else ""
-        )
+        slip = _SLIPPERY if self.is_slippery else ""
         self.instruction = (
             f"You are on a frozen lake ({n}x{n} grid). Walk from the start S (top left) to "
             "the goal G (bottom right) without stepping into a hole H. Legend: S start, "
@@ -249,12 +248,7 @@ class FrozenLakeEnv(TextEnv[int]):
         self.goal_pos = cells[int(self.np_random.integers(len(cells)))]
         self.desc = tuple(row.replace("G", "F") for row in self.desc)
         n = self.size
-        slip = (
-            " The ice is slippery: a move goes the way you chose only 1/3 of the time; "
-            "otherwise you slide to one side of it (1/3 each)."
-            if self.is_slippery
-            else ""
-        )
+        slip = _SLIPPERY if self.is_slippery else ""
         self.instruction = (
             f"You are on a frozen lake ({n}x{n} grid). Walk from the start S (top left) to "
             "your goal cell without stepping into a hole H. Legend: S start, F frozen "

@@ -52,7 +52,10 @@ from turngym.sdk.records import Episode
 from turngym.sdk.replay import ReplayBuffer, ReplayTransition
 from turngym.sdk.trainers.common import (
     WRAPPERS,
+    check_config,
     env_id_of,
+    is_int,
+    is_number,
     load_policy,
     make_text_env,
     resolve_model,
@@ -60,7 +63,6 @@ from turngym.sdk.trainers.common import (
     run_training,
     save_checkpoint,
     save_final_model,
-    wrapper_spec,
 )
 from turngym.sdk.trainers.sequences import decoder_and_head, token_logprobs
 
@@ -184,13 +186,17 @@ class ArCHerConfig:
         checks: list[tuple[str, bool, str]] = [
             ("critic", self.critic in CRITICS, f"one of {', '.join(CRITICS)}"),
             ("v_action", self.v_action in V_ACTIONS, f"one of {', '.join(V_ACTIONS)}"),
-            ("temperature", _num(self.temperature) and self.temperature > 0, "a number > 0"),
+            ("temperature", is_number(self.temperature) and self.temperature > 0, "a number > 0"),
             (
                 "actor_lr",
-                self.actor_lr is None or (_num(self.actor_lr) and self.actor_lr >= 0),
+                self.actor_lr is None or (is_number(self.actor_lr) and self.actor_lr >= 0),
                 "None or a number >= 0",
             ),
-            ("max_turns", self.max_turns is None or _int(self.max_turns, 1), "None or an int >= 1"),
+            (
+                "max_turns",
+                self.max_turns is None or is_int(self.max_turns, 1),
+                "None or an int >= 1",
+            ),
         ]
         ranges = {  # (low, high, low allowed, how to say it)
             "gamma": (0, 1, True, "in [0, 1]"),
@@ -201,36 +207,22 @@ class ArCHerConfig:
         }
         for name, (low, high, closed, want) in ranges.items():
             v = getattr(self, name)
-            ok = _num(v) and (v >= low if closed else v > low) and v <= high
+            ok = is_number(v) and (v >= low if closed else v > low) and v <= high
             checks.append((name, ok, want))
         for f in dataclasses.fields(self):
             if f.type == "int":  # every int field: >= 1 where 0 means nothing, else >= 0
                 low = 1 if f.name in _POSITIVE else 0
-                checks.append((f.name, _int(getattr(self, f.name), low), f"an int >= {low}"))
-        for name, ok, want in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {want}, got {getattr(self, name)!r}")
+                checks.append((f.name, is_int(getattr(self, f.name), low), f"an int >= {low}"))
+        check_config(self, checks)
         if self.v_action == "candidates" and not self.constrained:
             raise ValueError(
                 "v_action='candidates' weighs the legal actions by the guided-choice policy; "
                 "set constrained=True or use v_action='sample'"
             )
-        for spec in self.wrappers:
-            wrapper_spec(spec)  # unknown names and malformed options fail here
-        if not isinstance(self.env_kwargs, dict):
-            raise ValueError(f"env_kwargs must be a dict, got {self.env_kwargs!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
         return dataclasses.asdict(self)
-
-
-def _num(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _int(value: object, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
 def _head(width: int, hidden: int) -> torch.nn.Module:

@@ -35,10 +35,13 @@ __all__ = [
     "WRAPPERS",
     "MetricsLog",
     "add_config_flags",
+    "check_config",
     "checkpoint_dirs",
     "config_from_args",
     "env_id_of",
     "format_metrics",
+    "is_int",
+    "is_number",
     "latest_checkpoint",
     "load_policy",
     "make_text_env",
@@ -363,6 +366,31 @@ WRAPPERS = {
     "unary_feedback": "UnaryFeedback",
 }
 """Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
+
+
+def is_number(value: object) -> bool:
+    """A finite int or float (not a bool): what numeric config fields accept."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def is_int(value: object, low: int) -> bool:
+    """An int (not a bool) of at least ``low``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def check_config(config: Any, checks: Iterable[tuple[str, bool, str]]) -> None:
+    """Raise a one-line ``ValueError`` for the first failed ``(field, ok, wanted)`` check.
+
+    Then the fields every trainer config has: ``wrappers`` (each a valid spec) and
+    ``env_kwargs`` (a dict).
+    """
+    for name, ok, want in checks:
+        if not ok:
+            raise ValueError(f"{name} must be {want}, got {getattr(config, name)!r}")
+    for spec in config.wrappers:
+        wrapper_spec(spec)  # unknown names and malformed options fail here
+    if not isinstance(config.env_kwargs, dict):
+        raise ValueError(f"env_kwargs must be a dict, got {config.env_kwargs!r}")
 
 
 def wrapper_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -43,7 +43,10 @@ from turngym.sdk.losses import policy_loss
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
     WRAPPERS,
+    check_config,
     env_id_of,
+    is_int,
+    is_number,
     make_text_env,
     resolve_model,
     restore_weights,
@@ -51,7 +54,6 @@ from turngym.sdk.trainers.common import (
     save_checkpoint,
     save_final_model,
     scheduled_lr,
-    wrapper_spec,
 )
 from turngym.sdk.trainers.sequences import pad_values, stack_rows, token_logprobs
 
@@ -187,16 +189,16 @@ class GRPOConfig:
                 self.aggregation in ("token_mean", "seq_mean", "dr_grpo"),
                 "token_mean, seq_mean or dr_grpo",
             ),
-            ("temperature", _num(self.temperature) and self.temperature > 0, "a number > 0"),
-            ("top_p", _num(self.top_p) and 0 < self.top_p <= 1, "in (0, 1]"),
+            ("temperature", is_number(self.temperature) and self.temperature > 0, "a number > 0"),
+            ("top_p", is_number(self.top_p) and 0 < self.top_p <= 1, "in (0, 1]"),
             (
                 "keep_fraction",
-                _num(self.keep_fraction) and 0 < self.keep_fraction <= 1,
+                is_number(self.keep_fraction) and 0 < self.keep_fraction <= 1,
                 "in (0, 1]",
             ),
-            ("pool_prob", _num(self.pool_prob) and 0 <= self.pool_prob <= 1, "in [0, 1]"),
-            ("beta", _num(self.beta) and self.beta >= 0, "a number >= 0"),
-            ("lr", self.lr is None or (_num(self.lr) and self.lr > 0), "None or a number > 0"),
+            ("pool_prob", is_number(self.pool_prob) and 0 <= self.pool_prob <= 1, "in [0, 1]"),
+            ("beta", is_number(self.beta) and self.beta >= 0, "a number >= 0"),
+            ("lr", self.lr is None or (is_number(self.lr) and self.lr > 0), "None or a number > 0"),
             (
                 "lr_schedule",
                 self.lr_schedule in ("constant", "linear", "cosine"),
@@ -204,9 +206,9 @@ class GRPOConfig:
             ),
         ]
         for name in ("steps", "groups", "group_size", "max_new_tokens", "epochs"):
-            checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
+            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
         for name in ("minibatches", "micro_batch_size", "eval_episodes", "pool_every"):
-            checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
+            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
         for name in (
             "eval_every",
             "save_every",
@@ -216,30 +218,20 @@ class GRPOConfig:
             "log_every",
             "warmup_steps",
         ):
-            checks.append((name, _int(getattr(self, name), 0), "an int >= 0"))
-        checks.append(("keep_checkpoints", _int(self.keep_checkpoints, 1), "an int >= 1"))
+            checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
+        checks.append(("keep_checkpoints", is_int(self.keep_checkpoints, 1), "an int >= 1"))
         checks.append(
-            ("max_turns", self.max_turns is None or _int(self.max_turns, 1), "None or an int >= 1")
+            (
+                "max_turns",
+                self.max_turns is None or is_int(self.max_turns, 1),
+                "None or an int >= 1",
+            )
         )
-        for name, ok, want in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {want}, got {getattr(self, name)!r}")
-        for spec in self.wrappers:
-            wrapper_spec(spec)  # unknown names and malformed options fail here
-        if not isinstance(self.env_kwargs, dict):
-            raise ValueError(f"env_kwargs must be a dict, got {self.env_kwargs!r}")
+        check_config(self, checks)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
         return dataclasses.asdict(self)
-
-
-def _num(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _int(value: object, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
 class GRPOTrainer:

@@ -50,14 +50,16 @@ from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransitio
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.common import (
     WRAPPERS,
+    check_config,
     env_id_of,
+    is_int,
+    is_number,
     make_text_env,
     resolve_model,
     restore_weights,
     run_training,
     save_checkpoint,
     save_final_model,
-    wrapper_spec,
 )
 from turngym.sdk.trainers.sequences import decoder_and_head
 
@@ -186,12 +188,12 @@ class SACGLAMConfig:
             ),
             (
                 "policy_lr",
-                self.policy_lr is None or (_num(self.policy_lr) and self.policy_lr >= 0),
+                self.policy_lr is None or (is_number(self.policy_lr) and self.policy_lr >= 0),
                 "None or a number >= 0",
             ),
             (
                 "max_turns",
-                self.max_turns is None or _int(self.max_turns, 1),
+                self.max_turns is None or is_int(self.max_turns, 1),
                 "None or an int >= 1",
             ),
         ]
@@ -209,33 +211,19 @@ class SACGLAMConfig:
         }
         for name, (low, high, closed, want) in ranges.items():
             v = getattr(self, name)
-            ok = _num(v) and (v >= low if closed else v > low) and v <= high
+            ok = is_number(v) and (v >= low if closed else v > low) and v <= high
             checks.append((name, ok, want))
         for name in ("steps", "episodes_per_step", "buffer_size", "batch_size", "critic_hidden"):
-            checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
+            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
         for name in ("critic_layers", "relabel_k", "eval_episodes", "keep_checkpoints"):
-            checks.append((name, _int(getattr(self, name), 1), "an int >= 1"))
+            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
         for name in ("warmup_steps", "eval_every", "save_every", "lora_rank", "seed", "log_every"):
-            checks.append((name, _int(getattr(self, name), 0), "an int >= 0"))
-        for name, ok, want in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {want}, got {getattr(self, name)!r}")
-        for spec in self.wrappers:
-            wrapper_spec(spec)  # unknown names and malformed options fail here
-        if not isinstance(self.env_kwargs, dict):
-            raise ValueError(f"env_kwargs must be a dict, got {self.env_kwargs!r}")
+            checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
+        check_config(self, checks)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
         return dataclasses.asdict(self)
-
-
-def _num(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _int(value: object, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
 class _GLAMAgent(CandidateAgent):
