@@ -9,8 +9,9 @@ to each side with 1/3, as in Gymnasium's ``FrozenLake-v1``.
 With ``goal="random"`` the lake is goal-conditioned: each reset draws the goal cell
 among the frozen cells reachable from S, every observation says it in text ("Your
 goal: reach row 3, column 2."), and every step reports ``info["goal"]`` and
-``info["achieved_goal"]`` (the cell the agent stands on) for hindsight relabelling;
-``compute_reward(achieved_goal, goal)`` says whether one is the other.
+``info["achieved_goal"]`` (the cell the agent stands on, when a goal could be drawn
+there: "" on S and in a hole) for hindsight relabelling; ``compute_reward(achieved_goal,
+goal)`` says whether one is the other.
 """
 
 from __future__ import annotations
@@ -136,8 +137,11 @@ class FrozenLakeEnv(TextEnv[int]):
         (True, False)
         >>> env = gym.make("turngym/FrozenLake-v0", goal="random")
         >>> obs, info = env.reset(seed=0)
-        >>> info["goal"], info["achieved_goal"]
-        ('reach row 3, column 2', 'reach row 0, column 0')
+        >>> info["goal"], info["achieved_goal"]  # S is never a goal: it achieves none
+        ('reach row 3, column 2', '')
+        >>> info = env.step("down")[-1]
+        >>> info["achieved_goal"]
+        'reach row 1, column 0'
         >>> env.unwrapped.compute_reward("reach row 3, column 2", info["goal"])
         1.0
 
@@ -322,4 +326,8 @@ class FrozenLakeEnv(TextEnv[int]):
     def _extra_info(self) -> dict[str, Any]:
         if self.goal_kind != "random":
             return {}
-        return {"goal": self.goal, "achieved_goal": goal_text(self.pos)}
+        # S and holes are never drawn as goals: relabelling with them would teach the
+        # agent goals it never gets (and that falling into a hole can pay).
+        here = self.cell(self.pos)
+        achieved = "" if here in ("S", "H") else goal_text(self.pos)
+        return {"goal": self.goal, "achieved_goal": achieved}
