@@ -4,7 +4,10 @@
 log-prob (and optionally the entropy) of each loss token of right-padded sequences,
 at a sampling temperature, renormalised at guided-choice positions over the tokens
 that were allowed. The LM head runs only where an action token is predicted, so the
-prompt positions of a long conversation never hold length x vocab logits.
+prompt positions of a long conversation never hold length x vocab logits, and the
+tokens every sequence of a batch starts with (a chat template and an env's rules,
+repeated in every turn's prompt) run once: their KV cache is copied to each row and
+only the rest runs per row, with gradients through the shared part.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from turngym.sdk.batches import TrainSequence
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["decoder_and_head", "pad_values", "stack_rows", "token_logprobs"]
+__all__ = ["decoder_and_head", "pad_values", "shared_prefix", "stack_rows", "token_logprobs"]
+
+MIN_SHARED_PREFIX = 16
+"""Shorter common prefixes run per row: a shared run would save less than it costs."""
 
 
 def decoder_and_head(model: Any) -> tuple[Any, Any] | None:
@@ -40,12 +46,15 @@ def token_logprobs(
     temperature: float,
     device: Any,
     want_entropy: bool = False,
+    share_prefix: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Log-probs (and entropies) of each sequence's loss tokens, ``[batch, length]``.
 
     Returns ``(logprobs, mask, entropy)``; both value tensors are 0 off the mask, and
     the mask is the sequences' loss masks (the first position never counts: nothing
-    predicts it).
+    predicts it). With ``share_prefix`` the tokens all sequences start with run once
+    (see ``shared_prefix``); the result matches the row-by-row forward to float
+    precision.
     """
     import torch
 
@@ -61,7 +70,20 @@ def token_logprobs(
     mask[:, 0] = False
     rows, cols = mask.nonzero(as_tuple=True)
     parts = decoder_and_head(model)
-    if parts is not None:
+    shared = shared_prefix(batch, int(cols.min()) - 1) if share_prefix and len(cols) else 0
+    if parts is not None and shared >= MIN_SHARED_PREFIX:
+        decoder, head = parts
+        cache = decoder(input_ids=ids[:1, :shared], use_cache=True).past_key_values
+        cache.batch_select_indices(torch.zeros(len(batch), dtype=torch.long, device=device))
+        hidden = decoder(
+            input_ids=ids[:, shared:],
+            attention_mask=attn,
+            position_ids=torch.arange(shared, width, device=device).expand(len(batch), -1),
+            past_key_values=cache,
+            use_cache=False,
+        )[0]
+        picked = head(hidden[rows, cols - 1 - shared]).float() / temperature
+    elif parts is not None:
         decoder, head = parts
         hidden = decoder(input_ids=ids, attention_mask=attn, use_cache=False)[0]
         picked = head(hidden[rows, cols - 1]).float() / temperature
@@ -88,6 +110,27 @@ def token_logprobs(
         entropy = torch.zeros_like(out)
         entropy[rows, cols] = ent
     return out, mask, entropy
+
+
+def shared_prefix(batch: Sequence[TrainSequence], limit: int) -> int:
+    """How many leading tokens every sequence of ``batch`` has in common (at most ``limit``).
+
+    ``limit`` keeps the prefix before the first position whose hidden state a loss
+    token needs. A single sequence shares nothing (there is no one to share with).
+
+    >>> a = TrainSequence([1, 2, 3, 4], [0, 0, 1, 1], [], [0.0] * 4, episode=0, packed=False)
+    >>> b = TrainSequence([1, 2, 5], [0, 0, 1], [], [0.0] * 3, episode=1, packed=False)
+    >>> shared_prefix([a, b], limit=10), shared_prefix([a, b], limit=1), shared_prefix([a], 10)
+    (2, 1, 0)
+    """
+    if len(batch) < 2:
+        return 0
+    first = batch[0].input_ids
+    n = min(limit, *(len(s.input_ids) for s in batch))
+    for k in range(max(n, 0)):
+        if any(s.input_ids[k] != first[k] for s in batch[1:]):
+            return k
+    return max(n, 0)
 
 
 def pad_values(rows: Sequence[Sequence[float]], device: Any) -> torch.Tensor:
