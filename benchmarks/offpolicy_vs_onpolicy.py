@@ -3,8 +3,8 @@
 Two suites, each a set of methods trained from the same tiny model (built once from a
 config) on the same env, for several seeds:
 
-- ``sac``: SAC-GLAM with hindsight relabelling, SAC-GLAM without it, and GRPO, on
-  ``BabyAIText-v0`` GoTo in a small room (SAC-GLAM's paper setting, shrunk);
+- ``sac``: SAC-GLAM with hindsight relabelling, SAC-GLAM without it, and GRPO, on the
+  goal-conditioned ``FrozenLake-v0`` (a goal cell drawn per episode, 12 turns);
 - ``archer``: ArCHer, REINFORCE (GRPO's trainer with a batch-mean baseline) and GRPO,
   on a multi-turn task whose actions are generated text.
 
@@ -13,15 +13,18 @@ Every run trains until its held-out success (seeds from 1e9, evaluated every
 out. One JSON line per run (episodes to the threshold, or null), one summary line per
 suite with the median per method and whether the papers' ordering holds
 (SAC-GLAM+HER < SAC-GLAM < GRPO; ArCHer < REINFORCE), and a PNG of the mean curves.
+Runs are independent: ``--jobs`` runs that many at once, one torch thread each.
 
-    .venv/bin/python benchmarks/offpolicy_vs_onpolicy.py --suite sac --seeds 3
+    .venv/bin/python benchmarks/offpolicy_vs_onpolicy.py --suite sac --seeds 3 --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import itertools
 import json
+import multiprocessing
 import statistics
 import tempfile
 import time
@@ -29,8 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-GOTO = {"mission": "goto", "room_size": 5, "num_objects": 2, "max_steps": 16}
-"""BabyAIText GoTo in the smallest room with one distractor."""
+LAKE = {"goal": "random"}
+"""FrozenLake 4x4 (deterministic), a goal cell drawn per episode: hindsight's setting."""
+LAKE_TURNS = 12
 
 Factory = Callable[[str, int, str], tuple[Any, int]]
 """(model dir, seed, run dir) -> (trainer, training episodes per step)."""
@@ -41,14 +45,15 @@ def _quiet() -> dict[str, Any]:
 
 
 def sac_glam(relabel: str) -> Factory:
-    """SAC-GLAM on GoTo, with ``relabel`` ("future" or "none")."""
+    """SAC-GLAM on the goal-conditioned lake, with ``relabel`` ("future" or "none")."""
 
     def make(model: str, seed: int, out: str) -> tuple[Any, int]:
         from turngym.sdk.trainers.sac_glam import SACGLAMConfig, SACGLAMTrainer
 
         config = SACGLAMConfig(
-            env="turngym/BabyAIText-v0",
-            env_kwargs=dict(GOTO),
+            env="turngym/FrozenLake-v0",
+            env_kwargs=dict(LAKE),
+            max_turns=LAKE_TURNS,
             model=model,
             output_dir=out,
             steps=100_000,
@@ -130,7 +135,7 @@ SUITES: dict[str, dict[str, Any]] = {
         "methods": {
             "sac_glam_her": sac_glam("future"),
             "sac_glam": sac_glam("none"),
-            "grpo": grpo("turngym/BabyAIText-v0", GOTO, "grpo", max_turns=16),
+            "grpo": grpo("turngym/FrozenLake-v0", LAKE, "grpo", max_turns=LAKE_TURNS),
         },
         "ordering": ["sac_glam_her", "sac_glam", "grpo"],
     },
@@ -145,8 +150,13 @@ SUITES: dict[str, dict[str, Any]] = {
 }
 
 
-def run(factory: Factory, model: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
+def run(suite: str, method: str, model: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
     """Train until the threshold or the budget; the eval curve and episodes needed."""
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    factory = SUITES[suite]["methods"][method]
     with tempfile.TemporaryDirectory() as out:
         trainer, per_step = factory(model, seed, out)
         curve = [(0, trainer.evaluate(args.eval_episodes)["success"])]
@@ -215,6 +225,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=0.8)
     parser.add_argument("--methods", help="comma-separated subset of the suite's methods")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    parser.add_argument("--jobs", type=int, default=1, help="runs at once (each 1 thread)")
     parser.add_argument("--png", default="offpolicy_vs_onpolicy.png")
     args = parser.parse_args()
 
@@ -222,18 +233,25 @@ def main() -> None:
 
     from turngym.sdk.models import build_tiny_model
 
+    if args.jobs > 1:
+        args.threads = 1  # the jobs share the cores
     if args.threads:
         torch.set_num_threads(args.threads)
     suite = SUITES[args.suite]
-    methods = suite["methods"]
+    methods = list(suite["methods"])
     if args.methods:
-        methods = {m: methods[m] for m in args.methods.split(",")}
+        methods = [m for m in args.methods.split(",") if m in suite["methods"]]
     results: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
+    runs = [(method, seed) for seed in range(args.seeds) for method in methods]
     with tempfile.TemporaryDirectory() as tmp:
         model = str(build_tiny_model(Path(tmp) / "tiny", logit_std=0.3))
-        for seed in range(args.seeds):
-            for method, factory in methods.items():
-                result = run(factory, model, seed, args)
+        # spawn: a forked child would inherit torch's thread pool in an unknown state
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
+            futures = {pool.submit(run, args.suite, m, model, s, args): (m, s) for m, s in runs}
+            for future in concurrent.futures.as_completed(futures):
+                method, seed = futures[future]
+                result = future.result()
                 results[method].append(result)
                 line = dict(result)  # the curve too: [[episodes, success], ...]
                 print(json.dumps({"bench": "offpolicy_vs_onpolicy", "suite": args.suite,

@@ -92,7 +92,7 @@ class SACGLAMConfig:
     warmup_steps: int = 2
     buffer_size: int = 100_000
     batch_size: int = 32
-    utd_ratio: float = 0.25
+    utd_ratio: float = 0.5
     gamma: float = 0.9
     tau: float = 0.05
     critic: str = "shared"
@@ -106,7 +106,7 @@ class SACGLAMConfig:
     alpha_lr: float = 3e-3
     target_entropy_ratio: float = 0.3
     relabel: str = "future"
-    relabel_k: int = 4
+    relabel_k: int = 1
     relabel_ratio: float = 1.0
     max_grad_norm: float = 1.0
     lora_rank: int = 0
@@ -156,7 +156,8 @@ class SACGLAMConfig:
         "alpha_lr": "Adam lr of log alpha",
         "target_entropy_ratio": "target entropy as a share of log |A(s)| (0..1)",
         "relabel": f"hindsight relabelling of failed episodes: {', '.join(RELABEL_STRATEGIES)}",
-        "relabel_k": "future: relabelled copies per transition",
+        "relabel_k": "future: relabelled copies per transition (more crowd out the "
+        "real goals: 1 learnt goal-conditioned FrozenLake faster than HER's 4)",
         "relabel_ratio": "share of failed episodes relabelled",
         "max_grad_norm": "gradient clipping norm per network (0: off)",
         "lora_rank": "LoRA rank via peft (0: train every weight)",
