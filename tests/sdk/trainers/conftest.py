@@ -13,3 +13,26 @@ def rl_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from turngym.sdk.models import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("rl-tiny"), seed=0, logit_std=0.3)
+
+
+@pytest.fixture
+def measured_training():
+    """Train a trainer and return (success before, success after, CPU seconds), printed.
+
+    The budget a learning test asserts is CPU time on one thread: on a shared machine
+    the wall clock also counts other processes' turns.
+    """
+    import time
+
+    def run(trainer, task: str) -> tuple[float, float, float]:
+        cpu = time.process_time()
+        summary = trainer.train()
+        cpu = time.process_time() - cpu
+        before, after = summary["eval_before"]["success"], summary["eval_after"]["success"]
+        print(
+            f"{task} held-out success {before:.2f} -> {after:.2f} in {cpu:.0f} s of CPU "
+            f"({summary['seconds']:.0f} s wall)"
+        )
+        return before, after, cpu
+
+    return run

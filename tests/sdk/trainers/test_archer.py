@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -265,13 +264,13 @@ def test_cli_trains_from_flags(rl_model_dir, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_guess_number_success_reaches_0_9_within_3_minutes(rl_model_dir, tmp_path):
+def test_guess_number_success_reaches_0_9_within_3_minutes(
+    rl_model_dir, tmp_path, measured_training
+):
     """The tiny model from scratch learns to bisect; greedy success on held-out seeds.
 
     ArCHer's ratio of 50 critic updates to 3 actor updates per iteration, with the
     token-level baseline; the action is generated (guided among 1..5), token by token.
-    The budget is CPU time on one thread (OMP_NUM_THREADS=1): on a shared machine the
-    wall clock also counts other processes' turns.
     """
     cfg = config(
         rl_model_dir,
@@ -288,14 +287,8 @@ def test_guess_number_success_reaches_0_9_within_3_minutes(rl_model_dir, tmp_pat
         baseline=True,
         eval_episodes=50,
     )
-    cpu = time.process_time()
-    summary = ArCHerTrainer(cfg, env_fn=GuessNumber).train()
-    cpu = time.process_time() - cpu
-    before, after = summary["eval_before"]["success"], summary["eval_after"]["success"]
-    print(
-        f"GuessNumber held-out success {before:.2f} -> {after:.2f} in {cpu:.0f} s of CPU "
-        f"({summary['seconds']:.0f} s wall)"
-    )
+    trainer = ArCHerTrainer(cfg, env_fn=GuessNumber)
+    before, after, cpu = measured_training(trainer, "GuessNumber")
     assert before < 0.5
     assert after >= 0.9
     assert cpu < 180

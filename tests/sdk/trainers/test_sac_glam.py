@@ -340,45 +340,31 @@ def test_cli_trains_from_flags(rl_model_dir, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_goal_conditioned_frozen_lake_success_reaches_0_9(tmp_path):
+def test_goal_conditioned_frozen_lake_success_reaches_0_9(tmp_path, measured_training):
     """A tiny model from scratch learns to walk to any goal cell; greedy, held-out seeds.
 
     SAC-GLAM with hindsight relabelling (``future``, one copy per transition) on the
     4x4 lake with a goal cell drawn per episode. Seed 1 (model and run): with this
     config, seeds 0-3 reached 0.89 / 1.00 / 1.00 / 0.80 held-out success within 150
-    steps, so the threshold is not reached on every seed (benchmarks/README.md). The
-    budget is CPU time on one thread: on a shared machine the wall clock also counts
-    other processes' turns.
+    steps, so the threshold is not reached on every seed (benchmarks/README.md).
     """
-    import time
-
-    cfg = SACGLAMConfig(
+    cfg = config(
+        "tiny",  # built from a config with the run's seed
+        tmp_path,
         env="turngym/FrozenLake-v0",
         env_kwargs={"goal": "random"},
-        model="tiny",  # built from a config with the run's seed
-        output_dir=str(tmp_path / "run"),
         relabel="future",
         score="mean",
         policy_lr=1e-3,
         steps=70,
         episodes_per_step=8,
         max_turns=12,
-        eval_every=0,
+        warmup_steps=2,
+        batch_size=32,
         eval_episodes=64,
-        save_every=0,
-        progress=False,
-        tensorboard=False,
-        log_every=0,
         seed=1,
     )
-    cpu = time.process_time()
-    summary = SACGLAMTrainer(cfg).train()
-    cpu = time.process_time() - cpu
-    before, after = summary["eval_before"]["success"], summary["eval_after"]["success"]
-    print(
-        f"goal FrozenLake held-out success {before:.2f} -> {after:.2f} in {cpu:.0f} s of CPU "
-        f"({summary['seconds']:.0f} s wall)"
-    )
+    before, after, cpu = measured_training(SACGLAMTrainer(cfg), "goal FrozenLake")
     assert before < 0.5
     assert after >= 0.9
     assert cpu < 300
