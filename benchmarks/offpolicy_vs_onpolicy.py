@@ -184,12 +184,22 @@ def run(suite: str, method: str, model: str, seed: int, args: argparse.Namespace
     }
 
 
-def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
-    """Mean held-out success vs training episodes, one line per method.
+def mean_curve(runs: list[dict[str, Any]]) -> tuple[list[int], list[float]]:
+    """A method's mean held-out success at every evaluation point of any of its runs.
 
     A run stops once it reaches the threshold; later points carry its last success
-    forward, so every point of a method's line averages all its seeds.
+    forward, so every point averages all the method's seeds.
     """
+    xs = sorted({episodes for r in runs for episodes, _ in r["curve"]})
+
+    def at(curve: list[tuple[int, float]], x: int) -> float:
+        return [s for e, s in curve if e <= x][-1]
+
+    return xs, [statistics.mean(at(r["curve"], x) for r in runs) for x in xs]
+
+
+def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
+    """Mean held-out success vs training episodes, one line per method."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -197,12 +207,7 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> No
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for method, runs in results.items():
-        xs = sorted({episodes for r in runs for episodes, _ in r["curve"]})
-
-        def at(curve: list[tuple[int, float]], x: int) -> float:
-            return [s for e, s in curve if e <= x][-1]
-
-        means = [statistics.mean(at(r["curve"], x) for r in runs) for x in xs]
+        xs, means = mean_curve(runs)
         ax.plot(xs, means, marker="o", ms=3, label=method)
     ax.set_xlabel("training episodes")
     ax.set_ylabel("held-out success")
@@ -261,12 +266,13 @@ def main() -> None:
         m: statistics.median(r["episodes_to_threshold"] or budget for r in runs)
         for m, runs in results.items()
     }
+    # The area under the mean curve (mean success over the evaluation points) still
+    # ranks methods when several never reach the threshold and their medians tie.
+    area = {m: round(statistics.mean(mean_curve(runs)[1]), 3) for m, runs in results.items()}
     order = [m for m in suite["ordering"] if m in medians]
-    holds = (
-        all(medians[a] < medians[b] for a, b in itertools.pairwise(order))
-        if len(order) > 1
-        else None
-    )
+    pairs = list(itertools.pairwise(order))
+    holds = all(medians[a] < medians[b] for a, b in pairs) if pairs else None
+    holds_by_area = all(area[a] > area[b] for a, b in pairs) if pairs else None
     plot(results, Path(args.png), f"{args.suite}: held-out success (mean of {args.seeds} seeds)")
     print(
         json.dumps(
@@ -281,6 +287,8 @@ def main() -> None:
                 },
                 "expected_ordering": " < ".join(order),
                 "ordering_holds": holds,
+                "mean_success_over_curve": area,
+                "ordering_holds_by_mean_success": holds_by_area,
                 "threshold": args.threshold,
                 "budget": args.budget,
                 "png": args.png,
