@@ -184,13 +184,16 @@ def run(suite: str, method: str, model: str, seed: int, args: argparse.Namespace
     }
 
 
-def mean_curve(runs: list[dict[str, Any]]) -> tuple[list[int], list[float]]:
-    """A method's mean held-out success at every evaluation point of any of its runs.
+def mean_curve(
+    runs: list[dict[str, Any]], xs: list[int] | None = None
+) -> tuple[list[int], list[float]]:
+    """A method's mean held-out success at ``xs`` (default: its runs' evaluation points).
 
     A run stops once it reaches the threshold; later points carry its last success
     forward, so every point averages all the method's seeds.
     """
-    xs = sorted({episodes for r in runs for episodes, _ in r["curve"]})
+    if xs is None:
+        xs = sorted({episodes for r in runs for episodes, _ in r["curve"]})
 
     def at(curve: list[tuple[int, float]], x: int) -> float:
         return [s for e, s in curve if e <= x][-1]
@@ -206,8 +209,9 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> No
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
+    grid = sorted({e for runs in results.values() for r in runs for e, _ in r["curve"]})
     for method, runs in results.items():
-        xs, means = mean_curve(runs)
+        xs, means = mean_curve(runs, grid)
         ax.plot(xs, means, marker="o", ms=3, label=method)
     ax.set_xlabel("training episodes")
     ax.set_ylabel("held-out success")
@@ -268,7 +272,10 @@ def main() -> None:
     }
     # The area under the mean curve (mean success over the evaluation points) still
     # ranks methods when several never reach the threshold and their medians tie.
-    area = {m: round(statistics.mean(mean_curve(runs)[1]), 3) for m, runs in results.items()}
+    # Over the same points for every method: one that stopped early carries its last
+    # success forward.
+    grid = sorted({e for runs in results.values() for r in runs for e, _ in r["curve"]})
+    area = {m: round(statistics.mean(mean_curve(runs, grid)[1]), 3) for m, runs in results.items()}
     order = [m for m in suite["ordering"] if m in medians]
     pairs = list(itertools.pairwise(order))
     holds = all(medians[a] < medians[b] for a, b in pairs) if pairs else None
