@@ -5,7 +5,7 @@ log-prob (and optionally the entropy) of each loss token of right-padded sequenc
 at a sampling temperature, renormalised at guided-choice positions over the tokens
 that were allowed. The LM head runs only where an action token is predicted, so the
 prompt positions of a long conversation never hold length x vocab logits, and the
-tokens every sequence of a batch starts with (a chat template and an env's rules,
+tokens every sequence of a batch starts with (the chat template and a system prompt,
 repeated in every turn's prompt) run once: their KV cache is copied to each row and
 only the rest runs per row, with gradients through the shared part.
 """
