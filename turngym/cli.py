@@ -355,7 +355,7 @@ def _cmd_train_grpo(args: argparse.Namespace) -> int:
         trainer = GRPOTrainer(config)
     except ValueError as error:
         raise CliError(str(error)) from None
-    return _report_training(trainer.train(), trainer.env_id)
+    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
 
 
 def _cmd_train_sac_glam(args: argparse.Namespace) -> int:
@@ -367,7 +367,7 @@ def _cmd_train_sac_glam(args: argparse.Namespace) -> int:
         trainer = SACGLAMTrainer(config)
     except ValueError as error:
         raise CliError(str(error)) from None
-    return _report_training(trainer.train(), trainer.env_id)
+    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
 
 
 def _cmd_train_archer(args: argparse.Namespace) -> int:
@@ -379,10 +379,35 @@ def _cmd_train_archer(args: argparse.Namespace) -> int:
         trainer = ArCHerTrainer(config)
     except ValueError as error:
         raise CliError(str(error)) from None
-    return _report_training(trainer.train(), trainer.env_id)
+    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
 
 
-def _report_training(summary: dict[str, Any], env: str) -> int:
+def _set_flags(kwargs: dict[str, Any]) -> str:
+    """``kwargs`` as the ``--set`` flags that rebuild them (shell-quoted), with a leading space.
+
+    >>> _set_flags({"goal": "random", "size": 8})
+    ' --set goal=random --set size=8'
+    >>> import shlex  # what the shell hands back to --set rebuilds the same kwargs
+    >>> kwargs = {"goal": "random", "name": "8", "sizes": [1, 2], "text": "a b"}
+    >>> _parse_sets(shlex.split(_set_flags(kwargs))[1::2]) == kwargs
+    True
+    """
+    import shlex
+
+    flags = []
+    for key, value in kwargs.items():
+        text = value if isinstance(value, str) else repr(value)
+        if isinstance(value, str):
+            try:
+                ast.literal_eval(value)
+                text = repr(value)  # would read back as a number, list...: keep the quotes
+            except (ValueError, SyntaxError):
+                pass
+        flags.append(f" --set {shlex.quote(f'{key}={text}')}")
+    return "".join(flags)
+
+
+def _report_training(summary: dict[str, Any], env: str, env_kwargs: dict[str, Any]) -> int:
     """Print a trainer's summary: success before/after, where the model and metrics are."""
     before, after = summary["eval_before"], summary["eval_after"]
     final = summary["final"]
@@ -395,8 +420,9 @@ def _report_training(summary: dict[str, Any], env: str) -> int:
     print(f"metrics: {summary['metrics']}")
     if summary["curve"]:
         print(f"curve:   {summary['curve']}")
-    print(f"evaluate it: turngym eval {env} --agent hf:{final} --episodes 100")
-    print(f"watch it:    turngym play {env} --agent hf:{final}")
+    sets = _set_flags(env_kwargs)  # the env the model was trained on, not the default one
+    print(f"evaluate it: turngym eval {env}{sets} --agent hf:{final} --episodes 100")
+    print(f"watch it:    turngym play {env}{sets} --agent hf:{final}")
     return 0
 
 

@@ -331,7 +331,10 @@ def test_cli_trains_from_flags(rl_model_dir, tmp_path, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "held-out success:" in out and "turngym eval BabyAIText-v0" not in out
-    assert "turngym eval turngym/BabyAIText-v0 --agent hf:" in out
+    # the hints rebuild the env it was trained on (mission, room size...), not the default
+    sets = " --set mission=goto --set room_size=5 --set num_objects=2 --set max_steps=16"
+    assert f"turngym eval turngym/BabyAIText-v0{sets} --agent hf:" in out
+    assert f"turngym play turngym/BabyAIText-v0{sets} --agent hf:" in out
     assert (tmp_path / "cli" / "final" / "config.json").is_file()
     saved = json.loads((tmp_path / "cli" / "metrics.jsonl").read_text().splitlines()[-1])
     assert saved["step"] == 2
