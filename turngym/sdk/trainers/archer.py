@@ -51,7 +51,7 @@ from turngym.sdk.batches import TrainSequence
 from turngym.sdk.records import Episode
 from turngym.sdk.replay import ReplayBuffer, ReplayTransition
 from turngym.sdk.trainers.common import (
-    WRAPPERS,
+    COMMON_FIELD_DOCS,
     check_config,
     env_id_of,
     is_int,
@@ -134,15 +134,10 @@ class ArCHerConfig:
     resume: bool = False
 
     __field_docs__: ClassVar[dict[str, str]] = {
+        **COMMON_FIELD_DOCS,
         "env": "registered single-agent text env id",
-        "env_kwargs": "JSON object of env constructor arguments",
-        "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
-        "model": "'tiny' (build a tiny model from a config) or a saved model directory",
-        "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
-        "system_prompt": "system message before every observation",
         "steps": "iterations (one collection, then critic and actor updates)",
         "episodes_per_step": "episodes collected per iteration (run side by side)",
-        "max_turns": "cut episodes after this many turns (None: the env's limit)",
         "max_new_tokens": "most tokens generated per action",
         "temperature": "sampling temperature; the trained policy is the tempered one",
         "constrained": "decode only the env's legal actions when it lists them",
@@ -164,22 +159,12 @@ class ArCHerConfig:
         "baseline": "subtract a learned token-level baseline from the advantage",
         "baseline_lr": "Adam lr of the token-level baseline",
         "max_grad_norm": "gradient clipping norm per network (0: off)",
-        "lora_rank": "LoRA rank via peft (0: train every weight)",
-        "lora_alpha": "LoRA alpha",
-        "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
-        "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
         "mixed_precision": "bfloat16 autocast for forward passes on a GPU",
         "eval_every": "evaluate every N iterations (0: only before and after)",
-        "eval_episodes": "episodes per evaluation",
-        "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
         "eval_greedy": "evaluate the greedy policy instead of the sampled one",
         "save_every": "checkpoint every N iterations (0: only at the end)",
-        "keep_checkpoints": "checkpoints kept on disk",
         "seed": "seeds rollouts, generation, replay sampling and the critic's init",
-        "tensorboard": "also write TensorBoard events",
-        "progress": "show a progress bar",
         "log_every": "print a summary line every N iterations (0: never)",
-        "resume": "continue from the run directory's latest checkpoint",
     }
 
     def __post_init__(self) -> None:

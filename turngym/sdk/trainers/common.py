@@ -10,6 +10,7 @@
 - ``plot_curves``: the learning curve PNG from ``metrics.jsonl``.
 - ``add_config_flags`` / ``config_from_args``: every field of a config dataclass as a
   command-line flag, with ``--config FILE`` (JSON or TOML) supplying defaults.
+  ``COMMON_FIELD_DOCS`` documents the fields every trainer's config shares.
 - ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``.
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
@@ -366,6 +367,27 @@ WRAPPERS = {
     "unary_feedback": "UnaryFeedback",
 }
 """Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
+
+
+COMMON_FIELD_DOCS: dict[str, str] = {
+    "env_kwargs": "JSON object of env constructor arguments",
+    "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
+    "model": "'tiny' (build a tiny model from a config) or a saved model directory",
+    "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
+    "system_prompt": "system message before every observation",
+    "max_turns": "cut episodes after this many turns (None: the env's limit)",
+    "lora_rank": "LoRA rank via peft (0: train every weight)",
+    "lora_alpha": "LoRA alpha",
+    "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
+    "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
+    "eval_episodes": "episodes per evaluation",
+    "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
+    "keep_checkpoints": "checkpoints kept on disk",
+    "tensorboard": "also write TensorBoard events",
+    "progress": "show a progress bar",
+    "resume": "continue from the run directory's latest checkpoint",
+}
+"""The docs of the config fields every trainer has (its ``__field_docs__`` adds its own)."""
 
 
 def is_number(value: object) -> bool:

@@ -42,6 +42,7 @@ from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
 from turngym.sdk.losses import policy_loss
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
+    COMMON_FIELD_DOCS,
     WRAPPERS,
     check_config,
     env_id_of,
@@ -125,16 +126,11 @@ class GRPOConfig:
     resume: bool = False
 
     __field_docs__: ClassVar[dict[str, str]] = {
+        **COMMON_FIELD_DOCS,
         "env": "registered env or game id (a game trains by self-play on every seat)",
-        "env_kwargs": "JSON object of env constructor arguments",
-        "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
-        "model": "'tiny' (build a tiny model from a config) or a saved model directory",
-        "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
-        "system_prompt": "system message before every observation",
         "steps": "training steps (one collection + update each)",
         "groups": "tasks (seeds) per step",
         "group_size": "episodes per task: the GRPO group",
-        "max_turns": "cut episodes after this many turns (None: the env's limit)",
         "max_new_tokens": "most tokens generated per action",
         "temperature": "sampling temperature; the trained policy is the tempered one",
         "top_p": "nucleus sampling mass while collecting",
@@ -158,26 +154,16 @@ class GRPOConfig:
         "minibatches": "optimiser steps per pass",
         "micro_batch_size": "sequences per forward (gradients accumulate over them)",
         "max_grad_norm": "gradient clipping norm (0: off)",
-        "lora_rank": "LoRA rank via peft (0: train every weight)",
-        "lora_alpha": "LoRA alpha",
         "pool_size": "self-play: past checkpoints kept as opponents (0: pure self-play)",
         "pool_every": "self-play: add the current weights to the pool every N steps",
         "pool_prob": "self-play: share of games against a pool opponent",
-        "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
-        "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
         "mixed_precision": "bfloat16 autocast for the update on a GPU",
         "eval_every": "evaluate every N steps (0: only before and after)",
-        "eval_episodes": "episodes per evaluation",
-        "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
         "eval_greedy": "evaluate the greedy policy instead of the sampled one",
         "eval_opponent": "games: the opponent agent in evaluation (random, expert)",
         "save_every": "checkpoint every N steps (0: only at the end)",
-        "keep_checkpoints": "checkpoints kept on disk",
         "seed": "seeds rollouts, sampling and minibatch order",
-        "tensorboard": "also write TensorBoard events",
-        "progress": "show a progress bar",
         "log_every": "print a summary line every N steps (0: never)",
-        "resume": "continue from the run directory's latest checkpoint",
     }
 
     def __post_init__(self) -> None:

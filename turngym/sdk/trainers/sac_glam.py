@@ -49,7 +49,7 @@ from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.common import (
-    WRAPPERS,
+    COMMON_FIELD_DOCS,
     check_config,
     env_id_of,
     is_int,
@@ -127,17 +127,12 @@ class SACGLAMConfig:
     resume: bool = False
 
     __field_docs__: ClassVar[dict[str, str]] = {
+        **COMMON_FIELD_DOCS,
         "env": "registered single-agent env id with a finite action set (info['legal_actions'])",
-        "env_kwargs": "JSON object of env constructor arguments",
-        "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
-        "model": "'tiny' (build a tiny model from a config) or a saved model directory",
-        "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
-        "system_prompt": "system message before every observation",
         "score": "a candidate's score: sum (GLAM: log p(candidate)) or mean (per token, "
         "no bias toward short candidates)",
         "steps": "training steps (one collection + updates each)",
         "episodes_per_step": "episodes collected per step (run side by side)",
-        "max_turns": "cut episodes after this many turns (None: the env's limit)",
         "warmup_steps": "first steps: uniformly random candidates and no update",
         "buffer_size": "replay capacity in transitions (oldest evicted first)",
         "batch_size": "transitions per gradient update",
@@ -160,22 +155,12 @@ class SACGLAMConfig:
         "real goals: 1 learnt goal-conditioned FrozenLake faster than HER's 4)",
         "relabel_ratio": "share of failed episodes relabelled",
         "max_grad_norm": "gradient clipping norm per network (0: off)",
-        "lora_rank": "LoRA rank via peft (0: train every weight)",
-        "lora_alpha": "LoRA alpha",
-        "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
-        "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
         "mixed_precision": "bfloat16 autocast for forward passes on a GPU",
         "eval_every": "evaluate every N steps (0: only before and after)",
-        "eval_episodes": "episodes per evaluation",
-        "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
         "eval_greedy": "evaluate the greedy policy (argmax candidate) instead of sampling",
         "save_every": "checkpoint every N steps (0: only at the end)",
-        "keep_checkpoints": "checkpoints kept on disk",
         "seed": "seeds rollouts, action sampling, replay sampling and the critic's init",
-        "tensorboard": "also write TensorBoard events",
-        "progress": "show a progress bar",
         "log_every": "print a summary line every N steps (0: never)",
-        "resume": "continue from the run directory's latest checkpoint",
     }
 
     def __post_init__(self) -> None:
