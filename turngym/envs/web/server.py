@@ -104,7 +104,6 @@ class LocalServer:
                 pass  # one line per request would drown the training logs
 
         self._server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=_Quiet)
-        self._server.daemon_threads = True
         self.port: int = self._server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(
