@@ -1,0 +1,239 @@
+"""One Chromium per process, driven by Playwright from a background thread.
+
+``BrowserHost.shared()`` is the process's browser: Playwright's async API runs on an
+event loop in a daemon thread, and envs hand it coroutines with ``run()``. This keeps
+the envs' own API synchronous (it also works inside Jupyter or any running asyncio loop,
+where Playwright's sync API refuses to start), and it lets a vector env step many pages
+at once (``run_all``), which is where the throughput comes from: while one page's
+renderer works, the others do too.
+
+Each env holds a reference (``acquire``/``release``); the last release closes Chromium
+and the thread, so ``env.close()`` leaves no browser processes. A forked worker process
+starts its own host. When Chromium dies (killed, out of memory) the host notices, calls
+fail with ``BrowserError``, and the next ``ensure_browser()`` launches a new one.
+
+Chromium is found by ``find_chromium()``: ``$TURNGYM_CHROMIUM``, then Debian's
+``/usr/bin/chromium``, then Playwright's own download.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import threading
+from collections.abc import Awaitable, Sequence
+from typing import Any, ClassVar, TypeVar
+
+__all__ = ["CHROMIUM_ARGS", "BrowserError", "BrowserHost", "find_chromium"]
+
+T = TypeVar("T")
+
+CHROMIUM_ARGS = (
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--metrics-recording-only",
+    "--mute-audio",
+    "--disable-dev-shm-usage",
+    # A second fence behind the per-context route guard: traffic that is not loopback
+    # goes to a closed proxy port (loopback bypasses proxies), and WebRTC may not open
+    # UDP around it.
+    "--proxy-server=http://127.0.0.1:9",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+)
+"""Flags for a headless server: nothing phones home, nothing leaves loopback."""
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+class BrowserError(RuntimeError):
+    """Chromium could not be started, or it exited while an env was using it."""
+
+
+def find_chromium() -> str | None:
+    """The Chromium binary to launch: ``$TURNGYM_CHROMIUM``, ``/usr/bin/chromium``, or None.
+
+    None means Playwright's own browser (``playwright install chromium``).
+
+    Raises:
+        BrowserError: ``$TURNGYM_CHROMIUM`` names a file that is not there.
+
+    """
+    named = os.environ.get("TURNGYM_CHROMIUM")
+    if named:
+        path = shutil.which(named) or (named if os.path.isfile(named) else None)
+        if path is None:
+            raise BrowserError(f"TURNGYM_CHROMIUM={named!r} is not an executable; fix or unset it")
+        return path
+    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+class BrowserHost:
+    """The process's Chromium, its Playwright driver, and the event loop thread they run on.
+
+    Use ``BrowserHost.shared()``, not the constructor, so envs share one browser.
+
+    Example:
+        >>> host = BrowserHost.shared()  # doctest: +SKIP
+        >>> host.acquire()  # doctest: +SKIP
+        >>> browser = host.run(host.ensure_browser())  # doctest: +SKIP
+        >>> host.release()  # the last one closes Chromium  # doctest: +SKIP
+
+    """
+
+    _shared: ClassVar[dict[int, BrowserHost]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._users = 0
+        self._lock = threading.Lock()
+        self.launches = 0
+        """how many times Chromium was started (a crash recovery adds one)"""
+
+    @classmethod
+    def shared(cls) -> BrowserHost:
+        """The host of this process (a forked child gets a fresh one, never its parent's)."""
+        with cls._shared_lock:
+            host = cls._shared.get(os.getpid())
+            if host is None:
+                host = cls._shared[os.getpid()] = cls()
+            return host
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Count one more user (an env); starts the loop thread on first use."""
+        with self._lock:
+            self._users += 1
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="turngym-browser", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+
+    def release(self) -> None:
+        """Count one user less; the last one closes Chromium, Playwright and the thread."""
+        with self._lock:
+            self._users = max(0, self._users - 1)
+            if self._users or self._loop is None:
+                return
+            loop, thread = self._loop, self._thread
+            # A dead browser must not stop close().
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(DEFAULT_TIMEOUT_S)
+            loop.call_soon_threadsafe(loop.stop)
+            if thread is not None:
+                thread.join(timeout=5)
+            loop.close()
+            self._loop = self._thread = None
+
+    async def _shutdown(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        if browser is not None:
+            with contextlib.suppress(Exception):  # already gone
+                await browser.close()
+        if playwright is not None:
+            await playwright.stop()
+
+    # -- running work on the loop ----------------------------------------------------
+
+    def run(self, work: Awaitable[T], timeout: float | None = DEFAULT_TIMEOUT_S) -> T:
+        """Run a coroutine on the browser thread and wait for its result.
+
+        Raises:
+            BrowserError: the host is not acquired, or the work outlived ``timeout``.
+
+        """
+        loop = self._loop
+        if loop is None:
+            if asyncio.iscoroutine(work):
+                work.close()
+            raise BrowserError("the browser host is closed; reset() the env to start it again")
+        if threading.current_thread() is self._thread:
+            raise BrowserError("run() called from the browser thread itself (await instead)")
+        future = asyncio.run_coroutine_threadsafe(_as_coroutine(work), loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError as exc:
+            future.cancel()
+            raise BrowserError(f"the browser did not answer within {timeout:g} s") from exc
+
+    def run_all(
+        self, works: Sequence[Awaitable[T]], timeout: float | None = DEFAULT_TIMEOUT_S
+    ) -> list[T | BaseException]:
+        """Run coroutines concurrently; each result, or the exception it raised, in order."""
+
+        async def gather() -> list[T | BaseException]:
+            return list(await asyncio.gather(*works, return_exceptions=True))
+
+        return self.run(gather(), timeout)
+
+    # -- the browser -----------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """Whether Chromium is running and connected."""
+        browser = self._browser
+        return browser is not None and browser.is_connected()
+
+    async def ensure_browser(self) -> Any:
+        """The running Chromium (``playwright.async_api.Browser``), launched if needed.
+
+        Raises:
+            BrowserError: Playwright is not installed or Chromium does not start (the
+                message says what to install).
+
+        """
+        if self.alive:
+            return self._browser
+        if self._browser is not None:  # it crashed: drop what is left of it
+            dead, self._browser = self._browser, None
+            with contextlib.suppress(Exception):  # already gone
+                await dead.close()
+        if self._playwright is None:
+            try:
+                from playwright.async_api import async_playwright
+            except ImportError as exc:
+                raise BrowserError(
+                    "web envs need Playwright: pip install 'turngym[web]' (and Chromium: "
+                    "apt-get install chromium, or `playwright install chromium`)"
+                ) from exc
+            self._playwright = await async_playwright().start()
+        executable = find_chromium()
+        args = [*CHROMIUM_ARGS]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            args.append("--no-sandbox")  # Chromium refuses to sandbox as root
+        try:
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=executable, headless=True, args=args
+            )
+        except Exception as exc:
+            where = executable or "Playwright's own Chromium"
+            raise BrowserError(
+                f"could not start Chromium ({where}): {str(exc).splitlines()[0]}. Install it "
+                "(apt-get install chromium) or point TURNGYM_CHROMIUM at a Chromium binary"
+            ) from exc
+        self.launches += 1
+        return self._browser
+
+
+async def _as_coroutine(work: Awaitable[T]) -> T:
+    return await work

@@ -1,0 +1,388 @@
+"""One env's tab: a guarded browser context, its accessibility-tree view, and the actions.
+
+``WebPage`` owns a Playwright browser context with one page and one CDP session on it.
+Every request the page makes goes through a route guard that lets through only the
+env's own origins (``allowed``) and aborts the rest, so a page cannot reach the network.
+An observation is one CDP ``Accessibility.getFullAXTree`` call rendered by ``AXText``;
+actions go through CDP too (``DOM.getContentQuads`` then a mouse press at the box
+centre, ``Input.insertText``...), a few messages each and no fixed sleeps. When an
+action starts a navigation (seen from CDP's ``Page.frameStartedLoading``), the page waits
+for the new document's load and for its requests to finish, and only then reads it.
+All methods are coroutines run on the ``BrowserHost`` loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import re
+import urllib.parse
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from turngym.envs.web.actions import WebAction, is_loopback_url
+from turngym.envs.web.axtree import AXText
+from turngym.envs.web.browser import BrowserError, BrowserHost
+
+__all__ = ["LOAD_TIMEOUT_S", "WebPage"]
+
+LOAD_TIMEOUT_S = 10.0
+"""How long a navigation may take before the action reports an error."""
+
+_FILL = """function (text) {
+  const tag = this.tagName;
+  const editable = this.isContentEditable ||
+    tag === 'TEXTAREA' || (tag === 'INPUT' && !['checkbox', 'radio', 'submit', 'button',
+      'reset', 'file', 'image', 'hidden', 'range', 'color'].includes(this.type));
+  if (!editable) return 'element is not a text field (' + tag.toLowerCase() + ')';
+  if (this.disabled || this.readOnly) return 'the field is disabled or read-only';
+  this.focus();
+  if (this.isContentEditable) { document.execCommand('selectAll'); }
+  else { this.select(); }
+  if (text === '') { document.execCommand('delete'); }
+  return '';
+}"""
+
+_SELECT = """function (wanted) {
+  if (this.tagName !== 'SELECT') return 'element is not a drop-down (' +
+    this.tagName.toLowerCase() + '); click it instead';
+  if (this.disabled) return 'the drop-down is disabled';
+  const norm = s => s.replace(/\\s+/g, ' ').trim().toLowerCase();
+  const opts = Array.from(this.options);
+  const hit = opts.find(o => norm(o.label || o.text) === norm(wanted)) ||
+              opts.find(o => o.value === wanted);
+  if (!hit) return 'no option ' + JSON.stringify(wanted) + '; options: ' +
+    opts.map(o => JSON.stringify((o.label || o.text).trim())).join(', ');
+  this.value = hit.value;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return '';
+}"""
+
+
+def _origin(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class WebPage:
+    """One browser context and page, limited to the ``allowed`` origins.
+
+    Args:
+        host: the process's ``BrowserHost``.
+        allowed: origins (``http://127.0.0.1:8123``) the page may load; all else is aborted.
+        viewport: page size in CSS pixels (width, height).
+
+    """
+
+    def __init__(
+        self, host: BrowserHost, allowed: Iterable[str], viewport: tuple[int, int] = (1024, 768)
+    ) -> None:
+        self.host = host
+        self.allowed = {_origin(u) for u in allowed}
+        self.viewport = viewport
+        self.ax = AXText()
+        self.blocked: list[str] = []
+        """URLs the guard aborted (for the info dict and the tests)"""
+        self.dialogs: list[str] = []
+        self._context: Any = None
+        self._page: Any = None
+        self._cdp: Any = None
+        self._frame: str | None = None
+        self._loaded = asyncio.Event()
+        self._loaded.set()
+        self._inflight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._crashed = False
+        self._popups: list[str] = []
+
+    # -- lifetime ------------------------------------------------------------------
+
+    @property
+    def usable(self) -> bool:
+        """Whether the page and its browser are still alive."""
+        return self._page is not None and not self._crashed and self.host.alive
+
+    async def open(self) -> None:
+        """Create the context, page and CDP session (launching Chromium if needed)."""
+        browser = await self.host.ensure_browser()
+        width, height = self.viewport
+        self._context = await browser.new_context(
+            viewport={"width": width, "height": height},
+            service_workers="block",  # so every request goes through the guard
+            accept_downloads=False,
+        )
+        await self._context.route("**/*", self._guard)
+        await self._context.route_web_socket(re.compile(".*"), self._guard_socket)
+        page = self._page = await self._context.new_page()
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_request_done)
+        page.on("requestfailed", self._on_request_done)
+        page.on("crash", self._on_crash)
+        page.on("dialog", self._on_dialog)
+        page.on("popup", self._on_popup)
+        cdp = self._cdp = await self._context.new_cdp_session(page)
+        for domain in ("Page", "DOM", "Accessibility"):
+            await cdp.send(f"{domain}.enable")
+        tree = await cdp.send("Page.getFrameTree")
+        self._frame = tree["frameTree"]["frame"]["id"]
+        cdp.on("Page.frameStartedLoading", self._on_started)
+        cdp.on("Page.frameStoppedLoading", self._on_stopped)
+
+    async def close(self) -> None:
+        """Close the context (and its renderer)."""
+        context, self._context = self._context, None
+        self._page = self._cdp = None
+        if context is not None and self.host.alive:
+            try:
+                await context.close()
+            except Exception:  # noqa: BLE001 - a dead context is closed enough
+                pass
+
+    # -- events --------------------------------------------------------------------
+
+    async def _guard(self, route: Any) -> None:
+        url = route.request.url
+        if _origin(url) in self.allowed:
+            await route.continue_()
+        else:
+            self.blocked.append(url)
+            await route.abort("blockedbyclient")
+
+    def _guard_socket(self, socket: Any) -> None:
+        if _origin(socket.url.replace("ws", "http", 1)) in self.allowed:
+            socket.connect_to_server()
+        else:
+            self.blocked.append(socket.url)
+            asyncio.ensure_future(socket.close())
+
+    def _on_request(self, request: Any) -> None:
+        self._inflight += 1
+        self._idle.clear()
+
+    def _on_request_done(self, request: Any) -> None:
+        self._inflight = max(0, self._inflight - 1)
+        if not self._inflight:
+            self._idle.set()
+
+    def _on_started(self, event: dict[str, Any]) -> None:
+        if event.get("frameId") == self._frame:
+            self._loaded.clear()
+
+    def _on_stopped(self, event: dict[str, Any]) -> None:
+        if event.get("frameId") == self._frame:
+            self._loaded.set()
+
+    def _on_crash(self, page: Any) -> None:
+        self._crashed = True
+
+    def _on_dialog(self, dialog: Any) -> None:
+        # alert()/confirm() would block the page forever: accept and report them.
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        asyncio.ensure_future(dialog.accept())
+
+    def _on_popup(self, popup: Any) -> None:
+        # One tab per env: a link that opens a new tab opens in this one instead.
+        self._popups.append(popup.url)
+        asyncio.ensure_future(popup.close())
+
+    # -- navigation ------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """The page's current URL."""
+        return str(self._page.url) if self._page is not None else ""
+
+    async def goto(self, url: str) -> str | None:
+        """Open ``url`` (an allowed origin only); an error message or None."""
+        base = self.url if _origin(self.url) in self.allowed else min(self.allowed, default="")
+        target = urllib.parse.urljoin(base + "/" if base == _origin(base) else base, url)
+        if _origin(target) not in self.allowed or not is_loopback_url(target):
+            shown = ", ".join(sorted(self.allowed))
+            return f"goto: only this site's pages can be opened ({shown}), not {url!r}"
+        try:
+            await self._page.goto(target, wait_until="load", timeout=LOAD_TIMEOUT_S * 1000)
+        except Exception as exc:
+            self._check_alive()
+            return f"goto: the page did not load ({str(exc).splitlines()[0]})"
+        await self._settle()
+        return None
+
+    async def _settle(self) -> None:
+        """Wait for a navigation the last action started, and for the page's requests."""
+        if self._popups:
+            url = self._popups.pop()
+            self._popups.clear()
+            if _origin(url) in self.allowed:
+                await self._page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_S * 1000)
+        try:
+            await asyncio.wait_for(self._loaded.wait(), LOAD_TIMEOUT_S)
+            await asyncio.wait_for(self._idle.wait(), LOAD_TIMEOUT_S)
+        except TimeoutError:
+            pass  # a page that never finishes loading is still observed as it is
+
+    def _check_alive(self) -> None:
+        if self._crashed or not self.host.alive:
+            raise BrowserError("Chromium exited (killed or crashed) during the episode")
+
+    # -- observation -----------------------------------------------------------------
+
+    async def observe(self) -> str:
+        """The page's accessibility tree as text (``AXText``), after pending loads."""
+        try:
+            await self._settle()
+            nodes = (await self._cdp.send("Accessibility.getFullAXTree"))["nodes"]
+            if not self._loaded.is_set():  # the action's navigation started meanwhile
+                await self._settle()
+                nodes = (await self._cdp.send("Accessibility.getFullAXTree"))["nodes"]
+        except BrowserError:
+            raise
+        except Exception as exc:
+            self._check_alive()
+            raise BrowserError(f"could not read the page: {str(exc).splitlines()[0]}") from exc
+        return self.ax.render(nodes)
+
+    async def screenshot(self, marks: bool = False) -> np.ndarray:
+        """The viewport as an ``(H, W, 3)`` uint8 array; ``marks`` draws the ``[N]`` ids."""
+        from PIL import Image, ImageDraw
+
+        shot = await self._cdp.send("Page.captureScreenshot", {"format": "png"})
+        image = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
+        if marks:
+            boxes = await self._boxes()
+            draw = ImageDraw.Draw(image)
+            for element_id, (x, y, w, h) in sorted(boxes.items()):
+                draw.rectangle((x, y, x + w, y + h), outline=(255, 0, 64), width=1)
+                label = str(element_id)
+                draw.rectangle((x, y, x + 6 * len(label) + 3, y + 11), fill=(255, 0, 64))
+                draw.text((x + 2, y), label, fill=(255, 255, 255))
+        return np.asarray(image, dtype=np.uint8)
+
+    async def _boxes(self) -> dict[int, tuple[float, float, float, float]]:
+        """Viewport boxes of the ids shown in the last observation (one DOMSnapshot call)."""
+        snap = await self._cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+        doc = snap["documents"][0]
+        backend = doc["nodes"]["backendNodeId"]
+        by_backend = {self.ax.backend_id(i): i for i in self.ax.shown_ids}
+        sx, sy = doc.get("scrollOffsetX", 0.0), doc.get("scrollOffsetY", 0.0)
+        width, height = self.viewport
+        boxes: dict[int, tuple[float, float, float, float]] = {}
+        layout = doc["layout"]
+        for node_index, (x, y, w, h) in zip(layout["nodeIndex"], layout["bounds"], strict=False):
+            element_id = by_backend.get(backend[node_index])
+            if element_id is None or element_id in boxes or w <= 0 or h <= 0:
+                continue
+            x, y = x - sx, y - sy
+            if x + w > 0 and y + h > 0 and x < width and y < height:
+                boxes[element_id] = (x, y, w, h)
+        return boxes
+
+    # -- actions ---------------------------------------------------------------------
+
+    async def execute(self, action: WebAction) -> str | None:
+        """Apply a parsed action (not ``answer``); an error message, or None if it worked.
+
+        Raises:
+            BrowserError: Chromium exited.
+
+        """
+        self.dialogs.clear()
+        try:
+            error = await self._execute(action)
+        except BrowserError:
+            raise
+        except Exception as exc:
+            self._check_alive()
+            error = f"{action.name}: {str(exc).splitlines()[0]}"
+        return error
+
+    async def act(self, action: WebAction) -> tuple[str | None, str]:
+        """``execute`` then ``observe`` in one trip to the browser thread: (error, tree)."""
+        error = await self.execute(action)
+        return error, await self.observe()
+
+    async def _execute(self, action: WebAction) -> str | None:
+        name, args = action.name, action.args
+        if name == "noop":
+            return None
+        if name == "goto":
+            return await self.goto(args[0])
+        if name == "back":
+            response = await self._page.go_back(wait_until="load", timeout=LOAD_TIMEOUT_S * 1000)
+            if response is None and not self._loaded.is_set():
+                await self._settle()
+            return None if response is not None else "back: there is no earlier page"
+        if name == "press":
+            await self._page.keyboard.press(args[0])
+            return None
+        if name == "scroll":
+            await self._cdp.send(
+                "Runtime.evaluate", {"expression": f"window.scrollBy({args[0]}, {args[1]})"}
+            )
+            return None
+        if name == "mouse_click":
+            x, y = args
+            width, height = self.viewport
+            if not (0 <= x < width and 0 <= y < height):
+                return f"mouse_click: ({x:g}, {y:g}) is outside the {width}x{height} page"
+            await self._click_at(x, y)
+            return None
+        backend = self.ax.backend_id(args[0])
+        if backend is None:
+            return f"{name}: no element [{args[0]}] on this page"
+        if name == "click":
+            point = await self._centre(backend)
+            if isinstance(point, str):
+                return f"click: element [{args[0]}] {point}"
+            await self._click_at(*point)
+            return None
+        target = await self._cdp.send("DOM.resolveNode", {"backendNodeId": backend})
+        object_id = target["object"]["objectId"]
+        script = _FILL if name == "fill" else _SELECT
+        result = await self._cdp.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": object_id,
+                "functionDeclaration": script,
+                "arguments": [{"value": args[1]}],
+                "returnByValue": True,
+            },
+        )
+        message = result.get("result", {}).get("value") or ""
+        if message:
+            return f"{name}: element [{args[0]}]: {message}"
+        if name == "fill" and args[1]:
+            await self._cdp.send("Input.insertText", {"text": args[1]})
+        return None
+
+    async def _centre(self, backend: int) -> tuple[float, float] | str:
+        """The centre of the element's first box on screen (scrolled into view), or why not."""
+        try:
+            await self._cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
+            quads = (await self._cdp.send("DOM.getContentQuads", {"backendNodeId": backend}))[
+                "quads"
+            ]
+        except Exception:  # noqa: BLE001 - CDP says "Could not compute content quads"
+            self._check_alive()
+            quads = []
+        width, height = self.viewport
+        for quad in quads:
+            xs, ys = quad[0::2], quad[1::2]
+            x, y = sum(xs) / 4, sum(ys) / 4
+            if max(xs) - min(xs) >= 1 and max(ys) - min(ys) >= 1 and 0 <= x < width:
+                if 0 <= y < height:
+                    return x, y
+        return "is not visible (no box on screen)"
+
+    async def _click_at(self, x: float, y: float) -> None:
+        event = {"x": x, "y": y, "button": "left", "clickCount": 1}
+        # Sent back to back: CDP handles one session's messages in order.
+        await asyncio.gather(
+            self._cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}),
+            self._cdp.send("Input.dispatchMouseEvent", {"type": "mousePressed", **event}),
+            self._cdp.send("Input.dispatchMouseEvent", {"type": "mouseReleased", **event}),
+        )
