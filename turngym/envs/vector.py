@@ -81,7 +81,7 @@ class ThreadedVectorEnv(SyncVectorEnv):
         if mask is None:
             mask = np.ones(self.num_envs, dtype=np.bool_)
         elif not isinstance(mask, np.ndarray) or mask.shape != (self.num_envs,) or not mask.any():
-            raise ValueError(f"options['reset_mask'] must be a bool array of {self.num_envs} values")
+            raise ValueError(f"options['reset_mask'] must be {self.num_envs} bools, one per env")
         chosen = [i for i in range(self.num_envs) if mask[i]]
         results = list(
             self._pool.map(lambda i: self.envs[i].reset(seed=seeds[i], options=options), chosen)
@@ -113,7 +113,7 @@ class ThreadedVectorEnv(SyncVectorEnv):
             if mode == AutoresetMode.SAME_STEP and (terminated or truncated):
                 final = {"final_obs": obs, "final_info": info}
                 obs, info = env.reset()
-            return obs, reward, terminated, truncated, info, final
+            return obs, float(reward), terminated, truncated, info, final
 
         infos: dict[str, Any] = {}
         for i, result in enumerate(self._pool.map(one, range(self.num_envs))):

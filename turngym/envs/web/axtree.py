@@ -20,10 +20,11 @@ numbers again from 1, which keeps episodes deterministic.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["AXText"]
+__all__ = ["AXText", "find_id"]
 
 _SKIP_ROLES = frozenset({"none", "generic", "LineBreak", "LayoutTable", "MenuListPopup"})
 _DROP_ROLES = frozenset({"InlineTextBox"})  # with their children: StaticText says it already
@@ -144,3 +145,25 @@ class AXText:
                 if state in (True, "true", "mixed"):
                     parts.append(f"{key}=mixed" if state == "mixed" else key)
         return " ".join(parts)
+
+
+_LINE = re.compile(r"^\s*\[(\d+)\] (\S+)(?: '((?:[^'\\]|\\.)*)')?")
+
+
+def find_id(page: str, role: str, name: str) -> int | None:
+    r"""The id of the first element of ``role`` named ``name`` in a rendered page, or None.
+
+    Names compare with runs of whitespace collapsed (as ``AXText`` writes them).
+
+    >>> find_id("[1] link 'Home'\n  [2] button 'Buy  now'", "button", "Buy now")
+    2
+    """
+    wanted = " ".join(name.split())
+    for line in page.splitlines():
+        match = _LINE.match(line)
+        if match is None or match.group(2) != role:
+            continue
+        shown = " ".join(re.sub(r"\\(.)", r"\1", match.group(3) or "").split())
+        if shown == wanted or (shown.endswith(" chars)") and wanted.startswith(shown[:50])):
+            return int(match.group(1))
+    return None

@@ -15,6 +15,7 @@ With ``screenshot=True`` observations are ``{"text", "screenshot"}`` dicts, and
 
 from __future__ import annotations
 
+import contextlib
 import urllib.parse
 from typing import Any, ClassVar
 
@@ -33,7 +34,7 @@ from turngym.spaces import Unicode
 __all__ = ["ACTION_HELP", "SiteEnv"]
 
 ACTION_HELP = (
-    "Act with one call per turn: click(id), fill(id, \"text\"), select(id, \"option\"), "
+    'Act with one call per turn: click(id), fill(id, "text"), select(id, "option"), '
     'press("Enter"), scroll(dx, dy), goto("/path"), back(), answer("..."), noop(). '
     "The ids are the [N] numbers of the page below."
 )
@@ -96,7 +97,8 @@ class SiteEnv(TextEnv[WebAction]):
         self.screenshot = bool(screenshot) or self.set_of_marks
         self.viewport = (width, height)
         if self.screenshot:
-            self.observation_space = spaces.Dict(
+            # The text base class types its space as text; pixels make it a Dict.
+            self.observation_space = spaces.Dict(  # type: ignore[assignment]
                 {
                     "text": Unicode(self.max_obs_length),
                     "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
@@ -133,10 +135,8 @@ class SiteEnv(TextEnv[WebAction]):
     def close(self) -> None:
         """Close the tab, stop the site, delete the database copy, release the browser."""
         if self._page is not None and self._host is not None:
-            try:
+            with contextlib.suppress(BrowserError):  # a dead browser has no tab to close
                 self._host.run(self._page.close())
-            except BrowserError:
-                pass  # a dead browser has no tab left to close
         if self._server is not None:
             self._server.close()
         if self._db is not None:
@@ -259,10 +259,8 @@ class SiteEnv(TextEnv[WebAction]):
         width, height = self.viewport
         image = np.zeros((height, width, 3), np.uint8)
         if self._page is not None and self._page.usable and self._host is not None:
-            try:
+            with contextlib.suppress(BrowserError):  # the text already says it died
                 image = self._host.run(self._page.screenshot(self.set_of_marks))
-            except BrowserError:
-                pass  # the text already says the browser died
         return {"text": obs, "screenshot": image}
 
     def reset(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import io
 import re
 import urllib.parse
@@ -99,6 +100,7 @@ class WebPage:
         self._idle.set()
         self._crashed = False
         self._popups: list[str] = []
+        self._tasks: set[asyncio.Future[Any]] = set()
 
     # -- lifetime ------------------------------------------------------------------
 
@@ -138,10 +140,8 @@ class WebPage:
         context, self._context = self._context, None
         self._page = self._cdp = None
         if context is not None and self.host.alive:
-            try:
+            with contextlib.suppress(Exception):  # a dead context is closed enough
                 await context.close()
-            except Exception:  # noqa: BLE001 - a dead context is closed enough
-                pass
 
     # -- events --------------------------------------------------------------------
 
@@ -158,7 +158,13 @@ class WebPage:
             socket.connect_to_server()
         else:
             self.blocked.append(socket.url)
-            asyncio.ensure_future(socket.close())
+            self._spawn(socket.close())
+
+    def _spawn(self, work: Any) -> None:
+        # Event handlers cannot await; keep a reference so the task is not collected early.
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _on_request(self, request: Any) -> None:
         self._inflight += 1
@@ -183,12 +189,12 @@ class WebPage:
     def _on_dialog(self, dialog: Any) -> None:
         # alert()/confirm() would block the page forever: accept and report them.
         self.dialogs.append(f"{dialog.type}: {dialog.message}")
-        asyncio.ensure_future(dialog.accept())
+        self._spawn(dialog.accept())
 
     def _on_popup(self, popup: Any) -> None:
         # One tab per env: a link that opens a new tab opens in this one instead.
         self._popups.append(popup.url)
-        asyncio.ensure_future(popup.close())
+        self._spawn(popup.close())
 
     # -- navigation ------------------------------------------------------------------
 
@@ -366,16 +372,16 @@ class WebPage:
             quads = (await self._cdp.send("DOM.getContentQuads", {"backendNodeId": backend}))[
                 "quads"
             ]
-        except Exception:  # noqa: BLE001 - CDP says "Could not compute content quads"
+        except Exception:  # CDP says "Could not compute content quads": not rendered
             self._check_alive()
             quads = []
         width, height = self.viewport
         for quad in quads:
             xs, ys = quad[0::2], quad[1::2]
             x, y = sum(xs) / 4, sum(ys) / 4
-            if max(xs) - min(xs) >= 1 and max(ys) - min(ys) >= 1 and 0 <= x < width:
-                if 0 <= y < height:
-                    return x, y
+            has_area = max(xs) - min(xs) >= 1 and max(ys) - min(ys) >= 1
+            if has_area and 0 <= x < width and 0 <= y < height:
+                return x, y
         return "is not visible (no box on screen)"
 
     async def _click_at(self, x: float, y: float) -> None:
