@@ -103,16 +103,19 @@ class ShopApp:
             endpoint, args = adapter.match()
             response = getattr(self, f"_{endpoint}")(request, conn, **args)
         except HTTPException as error:
+            # Keep Werkzeug's status and headers (Allow on a 405), show the shop's page.
+            response = error.get_response(environ)
             why = escape(error.description or "")
             body = f"<h1>{error.code} {escape(error.name)}</h1><p>{why}</p>"
-            response = self._page(conn, error.name, body, status=error.code or 500)
+            response.set_data(self._page(conn, error.name, body).get_data())
+            response.mimetype = "text/html"
         finally:
             conn.close()
         return response(environ, start_response)
 
     # -- rendering -----------------------------------------------------------------
 
-    def _page(self, conn: sqlite3.Connection, title: str, body: str, status: int = 200) -> Response:
+    def _page(self, conn: sqlite3.Connection, title: str, body: str) -> Response:
         n = conn.execute("SELECT COUNT(*) FROM cart").fetchone()[0]
         html = (
             '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -121,7 +124,7 @@ class ShopApp:
             f"<span>({n} item{'' if n == 1 else 's'})</span></nav>"
             f"<main>{body}</main></body></html>"
         )
-        return Response(html, status=status, mimetype="text/html")
+        return Response(html, mimetype="text/html")
 
     def _product_or_404(self, conn: sqlite3.Connection, product_id: int) -> Product:
         product = shop_index(conn).by_id.get(product_id)

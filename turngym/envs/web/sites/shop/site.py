@@ -112,16 +112,17 @@ class ShopSite:
     Example:
         >>> import tempfile, sqlite3
         >>> site = ShopSite()
-        >>> path = Path(tempfile.mkdtemp()) / "shop.sqlite"
-        >>> site.build_database(path)
-        >>> task = site.sample_task(np.random.default_rng(0), sqlite3.connect(path))
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     site.build_database(Path(tmp) / "shop.sqlite")
+        ...     with sqlite3.connect(Path(tmp) / "shop.sqlite") as conn:
+        ...         task = site.sample_task(np.random.default_rng(0), conn)
         >>> task.oracle[-1]
         Step(action='click', role='button', name='Buy Now', text='')
 
     """
 
-    name = CATALOG_VERSION
-    templates = ("buy_product",)
+    name: str = CATALOG_VERSION
+    templates: tuple[str, ...] = ("buy_product",)
 
     def build_database(self, path: Path) -> None:
         """Write the catalog, instructions and empty cart/order tables to ``path``."""
