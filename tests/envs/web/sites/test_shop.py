@@ -83,9 +83,9 @@ def test_catalog_and_instruction_counts(prepared: Path):
 
 
 def test_build_is_deterministic_and_fast(tmp_path: Path, prepared: Path):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other jobs on a shared machine do not count
     SITE.build_database(tmp_path / "again.sqlite")
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
     dumps = [list(sqlite3.connect(p).iterdump()) for p in (prepared, tmp_path / "again.sqlite")]
     assert dumps[0] == dumps[1]
     assert prepared.read_bytes() == (tmp_path / "again.sqlite").read_bytes()
@@ -189,7 +189,9 @@ def test_product_page_shows_options_and_buttons(client: Client, prepared: Path):
     assert '<button type="submit">Buy Now</button>' in html
     assert ">Add to cart</button>" in html
     assert '<a href="/search?q=shoes&amp;page=2">Back to search</a>' in html
-    assert client.get("/product/99999").status_code == 404
+    missing = client.get("/product/99999")
+    assert missing.status_code == 404 and "There is no product 99999." in missing.text
+    assert missing.mimetype == "text/html"
 
 
 def test_buy_now_writes_an_order_and_redirects(client: Client, db: SiteDatabase):
@@ -210,7 +212,9 @@ def test_buy_now_writes_an_order_and_redirects(client: Client, db: SiteDatabase)
 
 def test_state_changes_need_post(client: Client, db: SiteDatabase):
     for path in ("/buy/1", "/cart/add/1", "/cart/remove/1"):
-        assert client.get(path).status_code == 405
+        response = client.get(path)
+        assert response.status_code == 405 and response.headers["Allow"] == "POST"
+        assert "Method Not Allowed" in response.get_data(as_text=True)
     assert db.connect().execute("SELECT COUNT(*) FROM orders").fetchone()[0] == 0
 
 
@@ -331,3 +335,25 @@ def test_a_copied_database_is_served_per_request(tmp_path: Path, prepared: Path)
     assert "(0 items)" in client.get("/").get_data(as_text=True)
     client.post("/buy/1")
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM orders").fetchone()[0] == 1
+
+
+def test_random_clicks_never_break_a_page(client: Client, db: SiteDatabase):
+    """Follow random links and submit random forms: every page answers below 500."""
+    rng = np.random.default_rng(0)
+    html = client.get("/").get_data(as_text=True)
+    posts = 0
+    for _ in range(150):
+        hrefs = [unescape(h) for h in re.findall(r'<a href="([^"]+)"', html)]
+        actions = re.findall(r'(?:action|formaction)="(/(?:buy|cart|checkout)[^"]*)"', html)
+        choices = [("get", "/search?q=" + str(rng.choice(["shoes", "tea", "<x>", "lamp"])))]
+        choices += [("get", h) for h in hrefs] + [("post", a) for a in actions]
+        method, url = choices[int(rng.integers(len(choices)))]
+        if method == "post":
+            posts += 1
+            form = {g: v for g, v in re.findall(r'name="(\w+)">.*?<option>([^<]*)<', html)}
+            response = client.post(url, data=form, follow_redirects=True)
+        else:
+            response = client.get(url, follow_redirects=True)
+        assert response.status_code < 500, url
+        html = response.get_data(as_text=True)
+    assert posts > 0
