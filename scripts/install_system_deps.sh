@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   wamerican   # /usr/share/dict/american-english: source of the bundled Wordle lists
   stockfish   # /usr/games/stockfish: the chess engine behind Chess-v0 / ChessEndgame-v0
+  chromium    # /usr/bin/chromium: the browser of the web envs (driven by Playwright)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -22,3 +22,15 @@ def sb3_logs_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) 
         os.environ.pop("SB3_LOGDIR", None)
     else:
         os.environ["SB3_LOGDIR"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
+def web_cache_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The web envs' prepared databases go to pytest's temporary directory, not ~/.cache."""
+    old = os.environ.get("TURNGYM_CACHE")
+    os.environ["TURNGYM_CACHE"] = str(tmp_path_factory.mktemp("turngym-cache"))
+    yield
+    if old is None:
+        os.environ.pop("TURNGYM_CACHE", None)
+    else:
+        os.environ["TURNGYM_CACHE"] = old

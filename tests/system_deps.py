@@ -26,3 +26,24 @@ def stockfish() -> pytest.MarkDecorator:
     from turngym.envs.text.chess_engine import find_stockfish
 
     return needs(find_stockfish(), "Stockfish", "apt-get install stockfish")
+
+
+def chromium_found() -> bool:
+    """Whether Playwright imports and a Chromium binary is found (Debian's or $TURNGYM_CHROMIUM)."""
+    import importlib.util
+
+    from turngym.envs.web.browser import BrowserError, find_chromium
+
+    try:
+        return importlib.util.find_spec("playwright") is not None and find_chromium() is not None
+    except BrowserError:
+        return False
+
+
+def chromium() -> pytest.MarkDecorator:
+    """Skip unless Playwright and Chromium are installed (the web envs' browser)."""
+    return needs(
+        chromium_found(),
+        "Chromium (+ Playwright)",
+        "apt-get install chromium; pip install 'turngym[web]'",
+    )

@@ -293,6 +293,18 @@ ENVS: tuple[EnvEntry, ...] = (
         expert="turngym.agents.experts.guess_my_city:GuessMyCityExpert",
         description="LMRL Guess My City: find a secret world city by asking an oracle questions",
     ),
+    # -- web (Chromium via Playwright; sites served on 127.0.0.1) ------------------------
+    _e(
+        "WebShop-v0",
+        "turngym.envs.web.shop:WebShopEnv",
+        "web",
+        30,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.web:SiteOracle",
+        description="WebShop: search a 1,100-product local store and buy what the instruction "
+        "asks for; WebShop's attribute/option/price reward",
+    ),
 )
 
 # -- games (PettingZoo AEC; gym.make gives one seat against opponents) ----------------

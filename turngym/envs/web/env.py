@@ -155,7 +155,9 @@ class SiteEnv(TextEnv[WebAction]):
         """The page's address without the per-env origin, so observations are reproducible."""
         url = self._page.url if self._page is not None else ""
         parts = urllib.parse.urlsplit(url)
-        return parts.path + (f"?{parts.query}" if parts.query else "") or "/"
+        query = f"?{parts.query}" if parts.query else ""
+        fragment = f"#{parts.fragment}" if parts.fragment else ""
+        return (parts.path or "/") + query + fragment
 
     # -- the TextEnv hooks -----------------------------------------------------------
 

@@ -30,6 +30,7 @@ from turngym.envs.web.browser import BrowserError, BrowserHost
 
 __all__ = ["LOAD_TIMEOUT_S", "WebPage"]
 
+_MAY_NAVIGATE = frozenset({"click", "mouse_click", "press", "select", "fill"})
 LOAD_TIMEOUT_S = 10.0
 """How long a navigation may take before the action reports an error."""
 
@@ -62,6 +63,16 @@ _SELECT = """function (wanted) {
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return '';
 }"""
+
+
+# One tab per env: links and window.open() that would open another tab open in this one.
+_SAME_TAB = """
+document.addEventListener('click', e => {
+  const a = e.target instanceof Element && e.target.closest('a[target], area[target]');
+  if (a) a.target = '_self';
+}, true);
+window.open = function (url) { if (url) location.href = url; return window; };
+"""
 
 
 def _origin(url: str) -> str:
@@ -100,6 +111,7 @@ class WebPage:
         self._idle.set()
         self._crashed = False
         self._popups: list[str] = []
+        self._refused: list[str] = []  # navigations the guard stopped during this action
         self._tasks: set[asyncio.Future[Any]] = set()
 
     # -- lifetime ------------------------------------------------------------------
@@ -118,6 +130,7 @@ class WebPage:
             service_workers="block",  # so every request goes through the guard
             accept_downloads=False,
         )
+        await self._context.add_init_script(_SAME_TAB)
         await self._context.route("**/*", self._guard)
         await self._context.route_web_socket(re.compile(".*"), self._guard_socket)
         page = self._page = await self._context.new_page()
@@ -132,6 +145,7 @@ class WebPage:
             await cdp.send(f"{domain}.enable")
         tree = await cdp.send("Page.getFrameTree")
         self._frame = tree["frameTree"]["frame"]["id"]
+        cdp.on("Page.frameRequestedNavigation", self._on_started)
         cdp.on("Page.frameStartedLoading", self._on_started)
         cdp.on("Page.frameStoppedLoading", self._on_stopped)
 
@@ -149,8 +163,13 @@ class WebPage:
         url = route.request.url
         if _origin(url) in self.allowed:
             await route.continue_()
+            return
+        self.blocked.append(url)
+        if route.request.is_navigation_request():
+            # "aborted" commits no error page: the tab stays on the page it was on.
+            self._refused.append(url)
+            await route.abort("aborted")
         else:
-            self.blocked.append(url)
             await route.abort("blockedbyclient")
 
     def _guard_socket(self, socket: Any) -> None:
@@ -217,6 +236,17 @@ class WebPage:
             return f"goto: the page did not load ({str(exc).splitlines()[0]})"
         await self._settle()
         return None
+
+    async def _flush(self) -> None:
+        """Let the page run what the last input scheduled (a form submits in a later task).
+
+        The renderer reports a navigation it requests on this CDP session before it
+        answers this call, so afterwards ``_loaded`` tells whether one is under way.
+        """
+        await self._cdp.send(
+            "Runtime.evaluate",
+            {"expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": True},
+        )
 
     async def _settle(self) -> None:
         """Wait for a navigation the last action started, and for the page's requests."""
@@ -297,6 +327,7 @@ class WebPage:
 
         """
         self.dialogs.clear()
+        self._refused.clear()
         try:
             error = await self._execute(action)
         except BrowserError:
@@ -309,7 +340,18 @@ class WebPage:
     async def act(self, action: WebAction) -> tuple[str | None, str]:
         """``execute`` then ``observe`` in one trip to the browser thread: (error, tree)."""
         error = await self.execute(action)
-        return error, await self.observe()
+        if error is None and action.name in _MAY_NAVIGATE:
+            try:
+                await self._flush()
+            except Exception:  # the page navigated away mid-call: settle() waits for it
+                self._check_alive()
+        tree = await self.observe()
+        if error is None and self._refused:
+            error = (
+                f"{action.name}: the page tried to open {self._refused[0]}, which is not "
+                "this site; it was blocked"
+            )
+        return error, tree
 
     async def _execute(self, action: WebAction) -> str | None:
         name, args = action.name, action.args
