@@ -39,7 +39,7 @@ def test_first_observation_states_the_task_and_shows_the_page(env):
 def test_click_submits_a_form_and_the_next_page_is_read_after_it_loads(env):
     obs, _ = env.reset(seed=0)
     for expected in (1, 2):
-        obs, reward, terminated, truncated, info = env.step(
+        obs, _reward, terminated, truncated, info = env.step(
             f"click({_id(obs, 'button', 'Add one')})"
         )
         assert not info["invalid_action"] and not terminated and not truncated
@@ -62,7 +62,7 @@ def test_fill_select_and_a_script_that_reads_them(env):
     assert "textbox 'Query' value='red shoes'" in obs or "value='red shoes'" in obs
     obs, *_ = env.step(f'select({_id(obs, "combobox", "Colour")}, "green")')
     assert "combobox 'Colour' value='green'" in obs
-    obs, _, _, _, info = env.step(f"click({_id(obs, 'button', 'Show')})")
+    obs, _, _, _, _info = env.step(f"click({_id(obs, 'button', 'Show')})")
     assert "You typed red shoes in green" in obs, obs
     # fill replaces what was there; an empty fill clears it
     obs, *_ = env.step(f'fill({_id(obs, "textbox", "Query")}, "")')
@@ -111,7 +111,7 @@ def test_alerts_are_accepted_and_reported(env):
 )
 def test_malformed_actions_are_invalid_with_a_clear_message(env, action, reason):
     env.reset(seed=0)
-    obs, reward, terminated, truncated, info = env.step(action)
+    obs, reward, terminated, _truncated, info = env.step(action)
     assert info["invalid_action"] and reason in info["invalid_reason"], info
     assert reason in obs and reward == 0.0 and not terminated
 
@@ -133,14 +133,14 @@ def test_a_page_cannot_reach_the_network(env):
 )
 def test_goto_leaves_neither_the_site_nor_the_machine(env, url):
     env.reset(seed=0)
-    obs, _, _, _, info = env.step(f"goto({url!r})")
+    _obs, _, _, _, info = env.step(f"goto({url!r})")
     assert "only this site's pages" in info["last_action_error"]
     assert info["url"] == "/"
 
 
 def test_answer_ends_the_episode_with_the_site_score(env):
     for seed in range(6):
-        obs, info = env.reset(seed=seed)
+        _obs, info = env.reset(seed=seed)
         target = env.task.goal["target"]
         if info["template"] == "say":
             *_, terminated, _, info = env.step(f'answer("{target}")')
