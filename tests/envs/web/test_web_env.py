@@ -210,3 +210,15 @@ def test_links_out_of_the_site_are_blocked_and_new_tabs_open_in_this_one(env):
     obs, _, _, _, info = env.step('goto("/form")')
     obs, _, _, _, info = env.step(f"click({_id(obs, 'link', 'Jump')})")  # same-page anchor
     assert info["url"] == "/form#bottom" and info["last_action_error"] == ""
+
+
+def test_back_never_leaves_the_episode(env):
+    env.reset(seed=0)
+    env.step('goto("/form")')
+    obs, _ = env.reset(seed=0)  # the last episode's pages are not in this one's history
+    obs, _, _, _, info = env.step("back()")
+    assert info["last_action_error"] == "back: there is no earlier page in this episode"
+    assert info["url"] == "/" and "Counter: 0" in obs
+    env.step('goto("/form")')
+    obs, _, _, _, info = env.step("back()")
+    assert info["url"] == "/" and info["last_action_error"] == ""

@@ -172,7 +172,7 @@ class SiteEnv(TextEnv[WebAction]):
         self._page.blocked.clear()
         self._error = None
         self._score = 0.0
-        error = self._host.run(self._page.goto(self.task.start_path))
+        error = self._host.run(self._page.start(self.task.start_path))
         if error is not None:
             raise BrowserError(f"the site's start page did not open: {error}")
         return f"Task: {self.task.instruction}\n{ACTION_HELP}\n{self._observe()}"

@@ -237,6 +237,13 @@ class WebPage:
         await self._settle()
         return None
 
+    async def start(self, path: str) -> str | None:
+        """Open the episode's first page with an empty history (``back`` cannot leave it)."""
+        error = await self.goto(path)
+        if error is None:
+            await self._cdp.send("Page.resetNavigationHistory")
+        return error
+
     async def _flush(self) -> None:
         """Let the page run what the last input scheduled (a form submits in a later task).
 
@@ -360,10 +367,12 @@ class WebPage:
         if name == "goto":
             return await self.goto(args[0])
         if name == "back":
-            response = await self._page.go_back(wait_until="load", timeout=LOAD_TIMEOUT_S * 1000)
-            if response is None and not self._loaded.is_set():
-                await self._settle()
-            return None if response is not None else "back: there is no earlier page"
+            history = await self._cdp.send("Page.getNavigationHistory")
+            if history["currentIndex"] < 1:
+                return "back: there is no earlier page in this episode"
+            await self._page.go_back(wait_until="load", timeout=LOAD_TIMEOUT_S * 1000)
+            await self._settle()
+            return None
         if name == "press":
             await self._page.keyboard.press(args[0])
             return None
