@@ -90,3 +90,22 @@ def test_a_killed_browser_truncates_the_episode_and_reset_recovers():
         assert "Counter: 1" in obs
     finally:
         env.close()
+
+
+@pytest.mark.browser
+@system_deps.chromium()
+def test_envs_reset_from_many_threads_share_one_browser():
+    from turngym.envs.vector import ThreadedVectorEnv
+
+    vector = ThreadedVectorEnv([ToyEnv] * 4)
+    try:
+        obs, _ = vector.reset(seed=0)
+        assert all("button 'Add one'" in o for o in obs)
+        mains = [p for p in _chromium_processes() if not any("--type=" in a for a in p.cmdline())]
+        assert len(mains) == 1  # before the fix, each thread launched a Chromium of its own
+        actions = [f"click({find_id(o, 'button', 'Add one')})" for o in obs]
+        obs, _, _, _, infos = vector.step(actions)
+        assert all("Counter: 1" in o for o in obs) and not infos["invalid_action"].any()
+    finally:
+        vector.close()
+    assert _chromium_processes() == [] or time.sleep(1) or _chromium_processes() == []

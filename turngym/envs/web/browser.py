@@ -30,7 +30,30 @@ __all__ = ["CHROMIUM_ARGS", "BrowserError", "BrowserHost", "find_chromium"]
 
 T = TypeVar("T")
 
+_DISABLED_FEATURES = (
+    # New-headless Chromium preloads the omnibox popup's WebUI in a renderer of its own
+    # for every window, i.e. for every env: ~40-80 MB each for a UI nobody sees.
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+    # Chromium keeps only the last --disable-features, so Playwright's own list (1.65)
+    # is repeated here: routes stay on HTTP, no paint holding, nothing phones home.
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+)
+
 CHROMIUM_ARGS = (
+    f"--disable-features={','.join(_DISABLED_FEATURES)}",
     "--disable-gpu",
     "--no-first-run",
     "--no-default-browser-check",
@@ -102,6 +125,8 @@ class BrowserHost:
         self._browser: Any = None
         self._users = 0
         self._lock = threading.Lock()
+        # Envs reset from several threads at once must not each launch a Chromium.
+        self._launching = asyncio.Lock()
         self.launches = 0
         """how many times Chromium was started (a crash recovery adds one)"""
 
@@ -204,6 +229,12 @@ class BrowserHost:
         """
         if self.alive:
             return self._browser
+        async with self._launching:
+            if self.alive:  # another env launched it while this one waited
+                return self._browser
+            return await self._launch()
+
+    async def _launch(self) -> Any:
         if self._browser is not None:  # it crashed: drop what is left of it
             dead, self._browser = self._browser, None
             with contextlib.suppress(Exception):  # already gone
