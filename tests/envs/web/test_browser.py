@@ -109,3 +109,24 @@ def test_envs_reset_from_many_threads_share_one_browser():
     finally:
         vector.close()
     assert _chromium_processes() == [] or time.sleep(1) or _chromium_processes() == []
+
+
+@pytest.mark.browser
+@system_deps.chromium()
+def test_cdp_replies_skip_playwrights_conversion_and_match_the_public_call():
+    env = ToyEnv()
+    try:
+        env.reset(seed=0)
+        page = env.unwrapped._page
+        channel = page._cdp
+        assert channel.fast  # the installed Playwright still has the fast path
+
+        async def both() -> tuple:
+            fast = await channel.send("Accessibility.getFullAXTree")
+            public = await channel.session.send("Accessibility.getFullAXTree")
+            return fast, public
+
+        fast, public = env.unwrapped._host.run(both())
+        assert fast == public and len(fast["nodes"]) > 5
+    finally:
+        env.close()

@@ -222,3 +222,10 @@ def test_back_never_leaves_the_episode(env):
     env.step('goto("/form")')
     obs, _, _, _, info = env.step("back()")
     assert info["url"] == "/" and info["last_action_error"] == ""
+
+
+def test_click_scrolls_an_element_below_the_fold_into_view(env):
+    env.reset(seed=0)
+    obs, *_ = env.step('goto("/form")')
+    obs, _, _, _, info = env.step(f"click({_id(obs, 'button', 'Far below')})")
+    assert info["last_action_error"] == "" and "button 'Clicked far below'" in obs

@@ -56,6 +56,8 @@ class ToySite:
                     "<button onclick=\"alert('hi')\">Alert</button>"
                     '<a href="#bottom">Jump</a> <a href="http://example.com/">Away</a>'
                     '<a href="/" target="_blank">New tab</a><p id=bottom>bottom</p>'
+                    '<div style="height: 3000px"></div>'
+                    "<button onclick=\"this.textContent = 'Clicked far below'\">Far below</button>"
                 )
                 title = "Form"
             elif request.path == "/clicker":

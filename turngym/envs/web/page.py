@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import inspect
 import io
 import re
 import urllib.parse
@@ -28,7 +29,7 @@ from turngym.envs.web.actions import WebAction, is_loopback_url
 from turngym.envs.web.axtree import AXText
 from turngym.envs.web.browser import BrowserError, BrowserHost
 
-__all__ = ["LOAD_TIMEOUT_S", "WebPage"]
+__all__ = ["LOAD_TIMEOUT_S", "CDPChannel", "WebPage"]
 
 _MAY_NAVIGATE = frozenset({"click", "mouse_click", "press", "select", "fill"})
 LOAD_TIMEOUT_S = 10.0
@@ -75,6 +76,41 @@ window.open = function (url) { if (url) location.href = url; return window; };
 """
 
 
+class CDPChannel:
+    """A Playwright CDP session whose replies skip Playwright's result conversion.
+
+    Playwright's public ``CDPSession.send`` walks every value of a reply in Python to
+    swap internal objects for API ones; CDP replies hold none, and for a 50 KB
+    accessibility tree that walk costs 2-3 ms of CPU a step. The session's own
+    implementation object answers the same call without it; where a Playwright release
+    renames it, the public method is used (slower, same result).
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        impl = getattr(session, "_impl_obj", None)
+        send = getattr(impl, "send", None)
+        try:
+            params = list(inspect.signature(send).parameters) if send is not None else []
+        except (TypeError, ValueError):
+            params = []
+        self.fast = params[:2] == ["method", "params"]
+        self._send = send if self.fast else None
+        self._with_timeout = "timeout" in params
+
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """One CDP command's reply (a dict)."""
+        if self._send is None:
+            return await self.session.send(method, params)
+        if self._with_timeout:
+            return await self._send(method, params, None)
+        return await self._send(method, params)
+
+    def on(self, event: str, handler: Any) -> None:
+        """Call ``handler(params)`` on each CDP ``event``."""
+        self.session.on(event, handler)
+
+
 def _origin(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower()
@@ -102,7 +138,7 @@ class WebPage:
         self.dialogs: list[str] = []
         self._context: Any = None
         self._page: Any = None
-        self._cdp: Any = None
+        self._cdp: CDPChannel | Any = None
         self._frame: str | None = None
         self._loaded = asyncio.Event()
         self._loaded.set()
@@ -140,7 +176,7 @@ class WebPage:
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         page.on("popup", self._on_popup)
-        cdp = self._cdp = await self._context.new_cdp_session(page)
+        cdp = self._cdp = CDPChannel(await self._context.new_cdp_session(page))
         for domain in ("Page", "DOM", "Accessibility"):
             await cdp.send(f"{domain}.enable")
         tree = await cdp.send("Page.getFrameTree")
@@ -347,12 +383,19 @@ class WebPage:
     async def act(self, action: WebAction) -> tuple[str | None, str]:
         """``execute`` then ``observe`` in one trip to the browser thread: (error, tree)."""
         error = await self.execute(action)
+        tree = None
         if error is None and action.name in _MAY_NAVIGATE:
-            try:
-                await self._flush()
-            except Exception:  # the page navigated away mid-call: settle() waits for it
-                self._check_alive()
-        tree = await self.observe()
+            # The tree is asked for alongside the flush (one round trip, not two); it is
+            # kept only if the flush shows that no navigation started meanwhile.
+            flushed, nodes = await asyncio.gather(
+                self._flush(), self._cdp.send("Accessibility.getFullAXTree"), return_exceptions=True
+            )
+            if isinstance(flushed, BaseException) or isinstance(nodes, BaseException):
+                self._check_alive()  # the page navigated away mid-call: observe() waits
+            elif self._loaded.is_set() and self._idle.is_set() and not self._popups:
+                tree = self.ax.render(nodes["nodes"])
+        if tree is None:
+            tree = await self.observe()
         if error is None and self._refused:
             error = (
                 f"{action.name}: the page tried to open {self._refused[0]}, which is not "
@@ -418,22 +461,31 @@ class WebPage:
 
     async def _centre(self, backend: int) -> tuple[float, float] | str:
         """The centre of the element's first box on screen (scrolled into view), or why not."""
+        point = await self._box_centre(backend)
+        if point is None:  # off screen (or not rendered): scroll to it and look again
+            try:
+                await self._cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
+            except Exception:  # "Node is detached from document" and the like
+                self._check_alive()
+                return "is not visible (no box on screen)"
+            point = await self._box_centre(backend)
+        return point if point is not None else "is not visible (no box on screen)"
+
+    async def _box_centre(self, backend: int) -> tuple[float, float] | None:
+        """The centre of the element's first box with an area inside the viewport."""
         try:
-            await self._cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
-            quads = (await self._cdp.send("DOM.getContentQuads", {"backendNodeId": backend}))[
-                "quads"
-            ]
+            reply = await self._cdp.send("DOM.getContentQuads", {"backendNodeId": backend})
         except Exception:  # CDP says "Could not compute content quads": not rendered
             self._check_alive()
-            quads = []
+            return None
         width, height = self.viewport
-        for quad in quads:
+        for quad in reply["quads"]:
             xs, ys = quad[0::2], quad[1::2]
             x, y = sum(xs) / 4, sum(ys) / 4
             has_area = max(xs) - min(xs) >= 1 and max(ys) - min(ys) >= 1
             if has_area and 0 <= x < width and 0 <= y < height:
                 return x, y
-        return "is not visible (no box on screen)"
+        return None
 
     async def _click_at(self, x: float, y: float) -> None:
         event = {"x": x, "y": y, "button": "left", "clickCount": 1}
