@@ -387,9 +387,10 @@ class WebPage:
         if error is None and action.name in _MAY_NAVIGATE:
             # The tree is asked for alongside the flush (one round trip, not two); it is
             # kept only if the flush shows that no navigation started meanwhile.
-            flushed, nodes = await asyncio.gather(
+            replies: list[Any] = await asyncio.gather(
                 self._flush(), self._cdp.send("Accessibility.getFullAXTree"), return_exceptions=True
             )
+            flushed, nodes = replies
             if isinstance(flushed, BaseException) or isinstance(nodes, BaseException):
                 self._check_alive()  # the page navigated away mid-call: observe() waits
             elif self._loaded.is_set() and self._idle.is_set() and not self._popups:
