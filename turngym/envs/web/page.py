@@ -387,7 +387,7 @@ class WebPage:
         if error is None and action.name in _MAY_NAVIGATE:
             # The tree is asked for alongside the flush (one round trip, not two); it is
             # kept only if the flush shows that no navigation started meanwhile.
-            replies: list[Any] = await asyncio.gather(
+            replies: tuple[Any, Any] = await asyncio.gather(
                 self._flush(), self._cdp.send("Accessibility.getFullAXTree"), return_exceptions=True
             )
             flushed, nodes = replies
