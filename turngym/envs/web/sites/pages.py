@@ -185,9 +185,11 @@ _NUMBER = re.compile(r"^[-+]?\d+(\.\d+)?$")
 
 
 def _norm(text: str) -> str:
-    # Agents often wrap answers in quotes or end them with a full stop.
-    text = _SPACES.sub(" ", text).strip().strip("\"'`").strip()
-    return text.rstrip(".").strip().casefold()
+    # Agents often wrap answers in quotes or end them with a full stop (in either order).
+    text, before = _SPACES.sub(" ", text), None
+    while text != before:
+        before, text = text, text.strip().strip("\"'`“”‘’").rstrip(".")
+    return text.casefold()
 
 
 def _number(text: str) -> float | None:
