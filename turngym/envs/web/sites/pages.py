@@ -63,8 +63,10 @@ def money(cents: int) -> str:
 
 def document(title: str, header: str, body: str) -> str:
     """A whole page: ``title`` (plain text), ``header`` and ``body`` (HTML already escaped)."""
+    # The empty icon keeps the browser from asking for /favicon.ico on every page.
     return (
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{esc(title)}</title>"
+        '<link rel="icon" href="data:,">'
         f"<style>{_CSS}</style></head><body><header>{header}</header>"
         f"<main>{body}</main></body></html>"
     )

@@ -91,17 +91,13 @@ def _others(conn: sqlite3.Connection, table: str, row_id: int) -> str:
 class AdminSite:
     """A shop back-office: 600 orders, 200 customers, 150 products.
 
-    >>> import numpy as np, sqlite3, tempfile, pathlib
     >>> site = AdminSite()
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "admin.sqlite"
-    >>> site.build_database(path)
-    >>> task = site.sample_task(np.random.default_rng(0), sqlite3.connect(path), "cancel_order")
-    >>> task.instruction.startswith("Cancel order #")
-    True
+    >>> site.name, len(site.templates), "cancel_order" in site.templates
+    ('admin-v1', 10, True)
     """
 
-    name = "admin-v1"
-    templates = (
+    name: str = "admin-v1"
+    templates: tuple[str, ...] = (
         "change_shipping_address",
         "set_order_status",
         "cancel_order",

@@ -96,17 +96,13 @@ def _count(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> in
 class ForumSite:
     """A Reddit-like forum: 10 forums, 300 posts, ~1,500 comments, 80 users.
 
-    >>> import numpy as np, sqlite3, tempfile, pathlib
     >>> site = ForumSite()
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "forum.sqlite"
-    >>> site.build_database(path)
-    >>> task = site.sample_task(np.random.default_rng(0), sqlite3.connect(path), "post_author")
-    >>> task.instruction.startswith("Who wrote the post titled")
-    True
+    >>> site.name, len(site.templates), "post_author" in site.templates
+    ('forum-v1', 10, True)
     """
 
-    name = "forum-v1"
-    templates = (
+    name: str = "forum-v1"
+    templates: tuple[str, ...] = (
         "create_post",
         "reply_to_post",
         "edit_profile",
