@@ -176,7 +176,7 @@ def order(request: Request, conn: sqlite3.Connection, oid: int) -> Response:
             select_field("Order status", "status", options, o["status"]),
             "Update status",
         )
-        + f"<p>{cancel}</p>"
+        + f"<div>{cancel}</div>"
     )
     return _page(f"Order #{oid}", body)
 

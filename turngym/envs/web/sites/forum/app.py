@@ -174,9 +174,9 @@ def post(request: Request, conn: sqlite3.Connection, pid: int) -> Response:
         f'<a href="/f/{esc(row["forum"])}">f/{esc(row["forum"])}</a> · posted by '
         f'<a href="/u/{esc(row["username"])}">{esc(row["username"])}</a>'
         f" · {esc(row['created'])}</p>"
-        f"<p>{esc(row['body'])}</p><p>{row['score']} points "
+        f"<p>{esc(row['body'])}</p><div>{row['score']} points "
         f"{button_form(f'/p/{pid}/vote', 'Upvote', {'value': 'up'})} "
-        f"{button_form(f'/p/{pid}/vote', 'Downvote', {'value': 'down'})}{voted}</p>"
+        f"{button_form(f'/p/{pid}/vote', 'Downvote', {'value': 'down'})}{voted}</div>"
         f'<h2>{len(comments)} comments</h2><form method="post" action="/p/{pid}/comment">'
         f"{field('Reply to this post', 'body', kind='textarea')}"
         f"<br><button type=submit>Post reply</button></form>{_comment_tree(comments)}"
