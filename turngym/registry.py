@@ -305,6 +305,28 @@ ENVS: tuple[EnvEntry, ...] = (
         description="WebShop: search a 1,100-product local store and buy what the instruction "
         "asks for; WebShop's attribute/option/price reward",
     ),
+    _e(
+        "WebForum-v0",
+        "turngym.envs.web.forum:WebForumEnv",
+        "web",
+        30,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.web:SiteOracle",
+        description="WebArena-like forum: post, reply, vote, edit your profile or find a fact; "
+        "10 templates checked against the database or the answer",
+    ),
+    _e(
+        "WebAdmin-v0",
+        "turngym.envs.web.forum:WebAdminEnv",
+        "web",
+        30,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.web:SiteOracle",
+        description="WebArena-like shop admin: change an order's address or status, update a "
+        "product, or look up a fact; 10 templates",
+    ),
 )
 
 # -- games (PettingZoo AEC; gym.make gives one seat against opponents) ----------------

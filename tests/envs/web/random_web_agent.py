@@ -7,12 +7,14 @@ shows, so "random success is near 0" says something about the task, not the pars
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import numpy as np
 
 _ID = re.compile(r"^\s*\[(\d+)\] (\S+)", re.M)
+_TEXT = re.compile(r"^\s*StaticText '(.*)'$", re.M)
 _WORDS = ("red", "shoes", "black", "size", "cheap", "organic", "buy", "hello", "9", "blue")
 
 
@@ -27,7 +29,12 @@ class RandomWebAgent:
         elements = [(int(i), role) for i, role in _ID.findall(text)]
         fields = [i for i, r in elements if r in ("textbox", "searchbox")]
         boxes = [i for i, r in elements if r == "combobox"]
-        kind = self.rng.choice(["click"] * 6 + ["fill", "select", "back", "scroll", "enter"])
+        kind = self.rng.choice(
+            ["click"] * 6 + ["fill", "select", "back", "scroll", "enter", "answer"]
+        )
+        if kind == "answer":  # a text from the page, or "done"
+            texts = [*_TEXT.findall(text), "done"]
+            return f"answer({json.dumps(texts[int(self.rng.integers(len(texts)))][:80])})"
         if kind == "fill" and fields:
             words = " ".join(self.rng.choice(_WORDS, size=2))
             return f'fill({self.rng.choice(fields)}, "{words}")'

@@ -97,6 +97,9 @@ def test_a_killed_browser_truncates_the_episode_and_reset_recovers():
 def test_envs_reset_from_many_threads_share_one_browser():
     from turngym.envs.vector import ThreadedVectorEnv
 
+    first = ToyEnv()  # a browser started and closed before: the host starts again
+    first.reset(seed=0)
+    first.close()
     vector = ThreadedVectorEnv([ToyEnv] * 4)
     try:
         obs, _ = vector.reset(seed=0)

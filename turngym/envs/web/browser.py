@@ -152,6 +152,9 @@ class BrowserHost:
                 )
                 thread.start()
                 self._loop, self._thread = loop, thread
+                # An asyncio lock belongs to the loop it is first used on: a new loop
+                # (after the last env closed the old one) needs a new lock.
+                self._launching = asyncio.Lock()
 
     def release(self) -> None:
         """Count one user less; the last one closes Chromium, Playwright and the thread."""

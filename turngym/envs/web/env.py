@@ -165,7 +165,7 @@ class SiteEnv(TextEnv[WebAction]):
         self._start()
         assert self._db is not None and self._page is not None and self._host is not None
         self._db.restore()
-        with self._db.connect() as conn:
+        with contextlib.closing(self._db.connect()) as conn:
             self.task = self.site.sample_task(self.np_random, conn, self.template)
         self.instruction = self.task.instruction
         self._page.ax.reset()
@@ -190,7 +190,7 @@ class SiteEnv(TextEnv[WebAction]):
     def _apply(self, action: WebAction) -> Outcome:
         assert self._page is not None and self._host is not None and self._db is not None
         if action.name == "answer":
-            with self._db.connect() as conn:
+            with contextlib.closing(self._db.connect()) as conn:
                 self._score = float(self.site.score(self.task_or_raise, conn, action.args[0]))
             obs = f"You answered {action.args[0]!r}. The episode is over."
             return self._end(obs)
@@ -199,7 +199,7 @@ class SiteEnv(TextEnv[WebAction]):
             text = self._observe(tree)
         except BrowserError as error:
             return self._browser_died(error)
-        with self._db.connect() as conn:
+        with contextlib.closing(self._db.connect()) as conn:
             finished = self.site.finished(self.task_or_raise, conn)
             if finished:
                 self._score = float(self.site.score(self.task_or_raise, conn, None))

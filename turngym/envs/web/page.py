@@ -283,8 +283,8 @@ class WebPage:
     async def _flush(self) -> None:
         """Let the page run what the last input scheduled (a form submits in a later task).
 
-        The renderer reports a navigation it requests on this CDP session before it
-        answers this call, so afterwards ``_loaded`` tells whether one is under way.
+        A navigation that this starts is reported (``Page.frameRequestedNavigation``)
+        before the call returns, so afterwards ``_loaded`` tells whether one is under way.
         """
         await self._cdp.send(
             "Runtime.evaluate",
@@ -310,19 +310,37 @@ class WebPage:
 
     # -- observation -----------------------------------------------------------------
 
-    async def observe(self) -> str:
-        """The page's accessibility tree as text (``AXText``), after pending loads."""
-        try:
+    async def observe(self, flush: bool = False) -> str:
+        """The page's accessibility tree as text (``AXText``), once no load is under way.
+
+        The tree is asked for together with the document's ``readyState`` (and, after an
+        input, with ``_flush``); these run in order in the renderer, so a tree is kept
+        only when its document had finished loading and no navigation had started since.
+        Otherwise it waits for the load and reads again.
+        """
+        nodes: Any = None
+        for attempt in range(4):
             await self._settle()
-            nodes = (await self._cdp.send("Accessibility.getFullAXTree"))["nodes"]
-            if not self._loaded.is_set():  # the action's navigation started meanwhile
-                await self._settle()
-                nodes = (await self._cdp.send("Accessibility.getFullAXTree"))["nodes"]
-        except BrowserError:
-            raise
-        except Exception as exc:
-            self._check_alive()
-            raise BrowserError(f"could not read the page: {str(exc).splitlines()[0]}") from exc
+            calls = [
+                self._cdp.send("Accessibility.getFullAXTree"),
+                self._cdp.send(
+                    "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}
+                ),
+            ]
+            if flush and attempt == 0:
+                calls.insert(0, self._flush())
+            replies: list[Any] = await asyncio.gather(*calls, return_exceptions=True)
+            if any(isinstance(r, BaseException) for r in replies):
+                self._check_alive()  # the document went away mid-call: wait and read again
+            else:
+                nodes = replies[-2]["nodes"]
+                state = replies[-1].get("result", {}).get("value")
+                if state == "complete" and self._loaded.is_set() and not self._popups:
+                    return self.ax.render(nodes)
+            with contextlib.suppress(Exception):
+                await self._page.wait_for_load_state("load", timeout=LOAD_TIMEOUT_S * 1000)
+        if nodes is None:
+            raise BrowserError("could not read the page: it kept navigating")
         return self.ax.render(nodes)
 
     async def screenshot(self, marks: bool = False) -> np.ndarray:
@@ -383,20 +401,7 @@ class WebPage:
     async def act(self, action: WebAction) -> tuple[str | None, str]:
         """``execute`` then ``observe`` in one trip to the browser thread: (error, tree)."""
         error = await self.execute(action)
-        tree = None
-        if error is None and action.name in _MAY_NAVIGATE:
-            # The tree is asked for alongside the flush (one round trip, not two); it is
-            # kept only if the flush shows that no navigation started meanwhile.
-            replies: tuple[Any, Any] = await asyncio.gather(
-                self._flush(), self._cdp.send("Accessibility.getFullAXTree"), return_exceptions=True
-            )
-            flushed, nodes = replies
-            if isinstance(flushed, BaseException) or isinstance(nodes, BaseException):
-                self._check_alive()  # the page navigated away mid-call: observe() waits
-            elif self._loaded.is_set() and self._idle.is_set() and not self._popups:
-                tree = self.ax.render(nodes["nodes"])
-        if tree is None:
-            tree = await self.observe()
+        tree = await self.observe(flush=error is None and action.name in _MAY_NAVIGATE)
         if error is None and self._refused:
             error = (
                 f"{action.name}: the page tried to open {self._refused[0]}, which is not "

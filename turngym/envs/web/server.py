@@ -71,7 +71,10 @@ class SiteDatabase:
         shutil.copyfile(self.prepared, self.path)
 
     def connect(self) -> sqlite3.Connection:
-        """A new connection to the env's copy (rows as ``sqlite3.Row``)."""
+        """A new connection to the env's copy (rows as ``sqlite3.Row``); the caller closes it.
+
+        ``with conn:`` only commits; wrap it in ``contextlib.closing`` to close it too.
+        """
         conn = sqlite3.connect(self.path)
         conn.row_factory = sqlite3.Row
         return conn

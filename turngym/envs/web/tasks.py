@@ -108,9 +108,10 @@ class Site(Protocol):
     """A local web application with tasks (one per env class: shop, forum, admin)."""
 
     name: str
-    """short name, used for the prepared database's file name"""
+    """short name with a version (``shop-v1``), used for the prepared database's file name"""
     templates: tuple[str, ...]
-    """the task templates ``sample_task`` can draw from"""
+    """the task templates ``sample_task`` can draw from (annotate it ``tuple[str, ...]``
+    in a site class: a bare tuple literal is inferred as fixed-length and fails the type)"""
 
     def build_database(self, path: Path) -> None:
         """Write the prepared database to ``path`` (deterministic: same file every time)."""
@@ -123,7 +124,11 @@ class Site(Protocol):
     def sample_task(
         self, rng: np.random.Generator, conn: sqlite3.Connection, template: str | None = None
     ) -> Task:
-        """Draw a task (from ``template``, or from any template) using ``rng`` only."""
+        """Draw a task (from ``template``, or from any template) using ``rng`` only.
+
+        ``conn`` is the freshly restored database, so a task may record in its ``goal``
+        what the start state was (``score`` then checks that nothing else changed).
+        """
         ...
 
     def finished(self, task: Task, conn: sqlite3.Connection) -> bool:
