@@ -146,6 +146,9 @@ class WebPage:
         self._idle = asyncio.Event()
         self._idle.set()
         self._crashed = False
+        self.probe: str | None = None
+        """a JavaScript expression read with each observation (MiniWoB's reward)"""
+        self.probe_value: Any = None
         self._popups: list[str] = []
         self._refused: list[str] = []  # navigations the guard stopped during this action
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -324,7 +327,11 @@ class WebPage:
             calls = [
                 self._cdp.send("Accessibility.getFullAXTree"),
                 self._cdp.send(
-                    "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}
+                    "Runtime.evaluate",
+                    {
+                        "expression": f"[document.readyState, {self.probe or 'null'}]",
+                        "returnByValue": True,
+                    },
                 ),
             ]
             if flush and attempt == 0:
@@ -334,7 +341,7 @@ class WebPage:
                 self._check_alive()  # the document went away mid-call: wait and read again
             else:
                 nodes = replies[-2]["nodes"]
-                state = replies[-1].get("result", {}).get("value")
+                state, self.probe_value = replies[-1].get("result", {}).get("value") or (None, None)
                 if state == "complete" and self._loaded.is_set() and not self._popups:
                     return self.ax.render(nodes)
             with contextlib.suppress(Exception):
