@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ENVS", "GAMES", "EnvEntry", "entry", "load", "register_envs"]
+from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_TASKS
+
+__all__ = ["ENVS", "GAMES", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
 
 NAMESPACE = "turngym"
 
@@ -392,6 +394,25 @@ GAMES: tuple[EnvEntry, ...] = (
     ),
 )
 ENVS = ENVS + GAMES
+
+# -- MiniWoB++ (the miniwob package's HTML tasks on turngym's browser layer) ----------
+MINIWOB: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"miniwob.{task}-v0",
+        "turngym.envs.web.miniwob:MiniWoBEnv",
+        "web",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert=(
+            "turngym.agents.experts.miniwob:MiniWoBOracle" if task in MINIWOB_ORACLES else None
+        ),
+        kwargs=MappingProxyType({"task": task}),
+        description=f"MiniWoB++ {task}: the task's page and reward, turngym's actions",
+    )
+    for task in MINIWOB_TASKS
+)
+ENVS = ENVS + MINIWOB
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
 

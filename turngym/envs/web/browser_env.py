@@ -209,8 +209,12 @@ class BrowserEnv(TextEnv[WebAction]):
             return self._end(f"{text}\nThe task is finished.")
         return Outcome(text, info=self._page_info())
 
+    def _is_success(self, score: float) -> bool:
+        """Whether an episode that ended with ``score`` solved the task (a full score)."""
+        return score >= 1.0 - 1e-9
+
     def _end(self, obs: str) -> Outcome:
-        success = self._score >= 1.0 - 1e-9
+        success = self._is_success(self._score)
         info = {**self._page_info(), "score": self._score}
         return Outcome(obs, reward=self._score, terminated=True, success=success, info=info)
 

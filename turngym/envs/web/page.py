@@ -283,6 +283,27 @@ class WebPage:
             await self._cdp.send("Page.resetNavigationHistory")
         return error
 
+    async def evaluate(self, expression: str) -> Any:
+        """The JSON value of a JavaScript expression in the page (awaiting a promise).
+
+        Raises:
+            BrowserError: the script threw, or Chromium exited.
+
+        """
+        try:
+            reply = await self._cdp.send(
+                "Runtime.evaluate",
+                {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            )
+        except Exception as exc:
+            self._check_alive()
+            raise BrowserError(f"page script failed: {str(exc).splitlines()[0]}") from exc
+        if "exceptionDetails" in reply:
+            details = reply["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text")
+            raise BrowserError(f"page script failed: {str(text).splitlines()[0]}")
+        return reply.get("result", {}).get("value")
+
     async def _flush(self) -> None:
         """Let the page run what the last input scheduled (a form submits in a later task).
 
