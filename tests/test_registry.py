@@ -65,13 +65,18 @@ def _installed() -> bool:
     return True
 
 
+_SKIPPED_IN_FRESH_INTERPRETER = [
+    e.id for e in ENVS if (e.family == "web" and _NO_BROWSER) or e not in _ROWS
+]
+
+
 @pytest.mark.skipif(not _installed(), reason="turngym is not pip-installed (run `make test`)")
 def test_gym_make_works_in_a_fresh_interpreter_without_importing_turngym(tmp_path):
     code = (
         "import json, sys\n"
         "import gymnasium as gym\n"
         "made = {}\n"
-        f"skip = {[e.id for e in ENVS if (e.family == 'web' and _NO_BROWSER) or e not in _ROWS]!r}\n"
+        f"skip = {_SKIPPED_IN_FRESH_INTERPRETER!r}\n"
         "for env_id in [k for k in gym.registry if k.startswith('turngym/') and k not in skip]:\n"
         "    env = gym.make(env_id)\n"
         "    made[env_id] = isinstance(env.reset(seed=0)[0], str)\n"
