@@ -82,6 +82,7 @@ def config(model_dir: Path, tmp_path: Path, **overrides: Any) -> ArCHerConfig:
     values: dict[str, Any] = dict(
         env="Chain",
         model=str(model_dir),
+        device="cpu",  # exact float32 facts; test_gpu.py covers the GPU path
         output_dir=str(tmp_path / "run"),
         steps=2,
         episodes_per_step=4,

@@ -22,6 +22,9 @@ def config(model_dir, tmp_path, **overrides: Any) -> SACGLAMConfig:
         env="turngym/BabyAIText-v0",
         env_kwargs=dict(GOTO),
         model=str(model_dir),
+        # exact comparisons below are float32 CPU facts (a GPU run autocasts to bf16);
+        # tests/sdk/trainers/test_gpu.py covers the GPU path
+        device="cpu",
         output_dir=str(tmp_path / "run"),
         steps=2,
         episodes_per_step=2,
