@@ -16,8 +16,12 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
+
+import numpy as np
+
+from turngym.envs.web.tasks import Task
 
 if TYPE_CHECKING:  # werkzeug is the `web` extra: imported when an app is built
     from werkzeug.routing import Map
@@ -29,13 +33,18 @@ __all__ = [
     "answer_matches",
     "button_form",
     "document",
+    "draw_task",
     "esc",
     "field",
     "money",
     "pager",
+    "pick",
     "rows_digest",
+    "same_text",
     "select_field",
 ]
+
+T = TypeVar("T")
 
 PAGE_SIZE = 20
 """Rows per list page: the agent reads the whole accessibility tree every step."""
@@ -228,3 +237,33 @@ def rows_digest(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) 
     for row in conn.execute(sql, tuple(params)):
         digest.update(repr(tuple(row)).encode())
     return digest.hexdigest()
+
+
+def pick(rng: np.random.Generator, items: Sequence[T]) -> T:
+    """One of ``items``, drawn with ``rng``."""
+    return items[int(rng.integers(len(items)))]
+
+
+def same_text(a: object, b: object) -> bool:
+    """Equal up to case and runs of whitespace."""
+    return " ".join(str(a).split()).casefold() == " ".join(str(b).split()).casefold()
+
+
+def draw_task(
+    site: Any, rng: np.random.Generator, conn: sqlite3.Connection, template: str | None
+) -> Task:
+    """A task from ``template`` (or one drawn with ``rng``), made by ``site._task_<template>``.
+
+    Raises:
+        ValueError: ``template`` is not one of the site's.
+
+    """
+    if template is None:
+        template = pick(rng, site.templates)
+    if template not in site.templates:
+        raise ValueError(f"unknown {site.name} template {template!r}; use one of {site.templates}")
+    conn.row_factory = sqlite3.Row
+    make: Callable[[np.random.Generator, sqlite3.Connection], Task] = getattr(
+        site, f"_task_{template}"
+    )
+    return make(rng, conn)

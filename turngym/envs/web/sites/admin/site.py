@@ -10,19 +10,24 @@ episode's database (and the answer) and checks that a change touched only its ta
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from turngym.envs.web.sites.admin import data
-from turngym.envs.web.sites.pages import answer_matches, money, rows_digest
+from turngym.envs.web.sites.pages import (
+    answer_matches,
+    draw_task,
+    money,
+    pick,
+    rows_digest,
+    same_text,
+)
 from turngym.envs.web.tasks import Step, Task, WSGIApp
 
 __all__ = ["AdminSite"]
-
-T = TypeVar("T")
 
 _STREETS = (
     "18 Willow Court",
@@ -41,14 +46,6 @@ _CITIES = (
     ("Mobile", "36602"),
 )
 _NEW_STATUSES = ("processing", "on hold", "shipped", "complete")
-
-
-def _pick(rng: np.random.Generator, items: Sequence[T]) -> T:
-    return items[int(rng.integers(len(items)))]
-
-
-def _same(a: object, b: object) -> bool:
-    return " ".join(str(a).split()).casefold() == " ".join(str(b).split()).casefold()
 
 
 def _count(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> int:
@@ -124,15 +121,7 @@ class AdminSite:
         self, rng: np.random.Generator, conn: sqlite3.Connection, template: str | None = None
     ) -> Task:
         """Draw a task from ``template`` (or a template drawn with ``rng``)."""
-        if template is None:
-            template = _pick(rng, self.templates)
-        if template not in self.templates:
-            raise ValueError(f"unknown admin template {template!r}; use one of {self.templates}")
-        conn.row_factory = sqlite3.Row
-        make: Callable[[np.random.Generator, sqlite3.Connection], Task] = getattr(
-            self, f"_task_{template}"
-        )
-        return make(rng, conn)
+        return draw_task(self, rng, conn, template)
 
     def finished(self, task: Task, conn: sqlite3.Connection) -> bool:
         """Never: back-office episodes end when the agent answers."""
@@ -148,7 +137,7 @@ class AdminSite:
         if row is None or _others(conn, goal["table"], goal["id"]) != goal["others"]:
             return 0.0
         # The target row: the asked-for columns hold the new values, the rest the old ones.
-        wanted = all(_same(row[k], v) for k, v in goal["set"].items())
+        wanted = all(same_text(row[k], v) for k, v in goal["set"].items())
         kept = all(row[k] == v for k, v in goal["kept"].items())
         return float(wanted and kept)
 
@@ -169,7 +158,7 @@ class AdminSite:
     def _row(
         rng: np.random.Generator, conn: sqlite3.Connection, table: str, where: str = "1"
     ) -> sqlite3.Row:
-        return _pick(
+        return pick(
             rng, conn.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY id").fetchall()
         )
 
@@ -179,8 +168,8 @@ class AdminSite:
         self, rng: np.random.Generator, conn: sqlite3.Connection
     ) -> Task:
         o = self._row(rng, conn, "orders", "status IN ('pending', 'processing', 'on hold')")
-        street = _pick(rng, _STREETS)
-        city, zip_code = _pick(rng, _CITIES)
+        street = pick(rng, _STREETS)
+        city, zip_code = pick(rng, _CITIES)
         return Task(
             "change_shipping_address",
             f"Change the shipping address of order #{o['id']} to {street}, {city}, ZIP code"
@@ -201,7 +190,7 @@ class AdminSite:
 
     def _task_set_order_status(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
         o = self._row(rng, conn, "orders", "status != 'canceled'")
-        status = _pick(rng, [s for s in _NEW_STATUSES if s != o["status"]])
+        status = pick(rng, [s for s in _NEW_STATUSES if s != o["status"]])
         return Task(
             "set_order_status",
             f'Set the status of order #{o["id"]} to "{status.capitalize()}".',
@@ -248,7 +237,7 @@ class AdminSite:
         self, rng: np.random.Generator, conn: sqlite3.Connection
     ) -> Task:
         p = self._row(rng, conn, "products")
-        stock = int(_pick(rng, [n for n in range(0, 500, 5) if n != p["stock"]]))
+        stock = int(pick(rng, [n for n in range(0, 500, 5) if n != p["stock"]]))
         return Task(
             "update_product_stock",
             f'Set the stock quantity of the product "{p["name"]}" to {stock}.',
@@ -309,7 +298,7 @@ class AdminSite:
         )
 
     def _task_status_count(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
-        status = _pick(rng, data.STATUSES)
+        status = pick(rng, data.STATUSES)
         n = _count(conn, "SELECT COUNT(*) FROM orders WHERE status = ?", (status,))
         return Task(
             "status_count",

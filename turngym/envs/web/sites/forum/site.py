@@ -12,17 +12,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from turngym.envs.web.sites.forum import data
-from turngym.envs.web.sites.pages import answer_matches, rows_digest
+from turngym.envs.web.sites.pages import answer_matches, draw_task, pick, rows_digest, same_text
 from turngym.envs.web.tasks import Step, Task, WSGIApp
 
 __all__ = ["ForumSite"]
-
-T = TypeVar("T")
 
 _NEW_TITLE_OPENERS = (
     "Need opinions on my new",
@@ -70,14 +68,6 @@ _PROFILE_WORDS = {
     "email": "email address",
     "display_name": "display name",
 }
-
-
-def _pick(rng: np.random.Generator, items: Sequence[T]) -> T:
-    return items[int(rng.integers(len(items)))]
-
-
-def _same(a: object, b: object) -> bool:
-    return " ".join(str(a).split()).casefold() == " ".join(str(b).split()).casefold()
 
 
 def _open_post(title: str) -> tuple[Step, ...]:
@@ -129,15 +119,7 @@ class ForumSite:
         self, rng: np.random.Generator, conn: sqlite3.Connection, template: str | None = None
     ) -> Task:
         """Draw a task from ``template`` (or a template drawn with ``rng``)."""
-        if template is None:
-            template = _pick(rng, self.templates)
-        if template not in self.templates:
-            raise ValueError(f"unknown forum template {template!r}; use one of {self.templates}")
-        conn.row_factory = sqlite3.Row
-        make: Callable[[np.random.Generator, sqlite3.Connection], Task] = getattr(
-            self, f"_task_{template}"
-        )
-        return make(rng, conn)
+        return draw_task(self, rng, conn, template)
 
     def finished(self, task: Task, conn: sqlite3.Connection) -> bool:
         """Never: forum episodes end when the agent answers."""
@@ -162,19 +144,19 @@ class ForumSite:
             "SELECT p.*, u.username, f.name AS forum FROM posts p JOIN users u ON u.id = p.user_id"
             f" JOIN forums f ON f.id = p.forum_id WHERE {where} ORDER BY p.id"
         ).fetchall()
-        return _pick(rng, rows)
+        return pick(rng, rows)
 
     @staticmethod
     def _forum(rng: np.random.Generator, conn: sqlite3.Connection) -> str:
-        return str(_pick(rng, [r[0] for r in conn.execute("SELECT name FROM forums ORDER BY id")]))
+        return str(pick(rng, [r[0] for r in conn.execute("SELECT name FROM forums ORDER BY id")]))
 
     # ----- state-changing templates ------------------------------------------------------
 
     def _task_create_post(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
         forum = self._forum(rng, conn)
         topics = data.FORUMS[forum][1]
-        title = f"{_pick(rng, _NEW_TITLE_OPENERS)} {_pick(rng, topics)}"
-        body = _pick(rng, _NEW_BODIES)
+        title = f"{pick(rng, _NEW_TITLE_OPENERS)} {pick(rng, topics)}"
+        body = pick(rng, _NEW_BODIES)
         return Task(
             "create_post",
             f'Create a post in the forum "{forum}" titled "{title}" with the body "{body}".',
@@ -203,12 +185,13 @@ class ForumSite:
             (goal["forum"], goal["n_posts"]),
         ).fetchall()
         return any(
-            _same(r["title"], goal["title"]) and _same(r["body"], goal["body"]) for r in rows
+            same_text(r["title"], goal["title"]) and same_text(r["body"], goal["body"])
+            for r in rows
         )
 
     def _task_reply_to_post(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
         post = self._post(rng, conn)
-        text = _pick(rng, _NEW_REPLIES)
+        text = pick(rng, _NEW_REPLIES)
         return Task(
             "reply_to_post",
             f'Reply to the post titled "{post["title"]}" with the comment "{text}".',
@@ -231,12 +214,12 @@ class ForumSite:
         rows = conn.execute(
             "SELECT body FROM comments WHERE post_id = ? AND user_id = 1", (goal["post_id"],)
         ).fetchall()
-        return any(_same(r["body"], goal["text"]) for r in rows)
+        return any(same_text(r["body"], goal["text"]) for r in rows)
 
     def _task_edit_profile(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
-        key = _pick(rng, tuple(_PROFILE_VALUES))
+        key = pick(rng, tuple(_PROFILE_VALUES))
         me = conn.execute("SELECT * FROM users WHERE id = 1").fetchone()
-        value = _pick(rng, [v for v in _PROFILE_VALUES[key] if v != me[key]])
+        value = pick(rng, [v for v in _PROFILE_VALUES[key] if v != me[key]])
         before = {k: me[k] for k in _PROFILE_VALUES if k != key}
         return Task(
             "edit_profile",
@@ -258,7 +241,7 @@ class ForumSite:
     def _check_edit_profile(self, goal: Mapping[str, Any], conn: sqlite3.Connection) -> bool:
         me = conn.execute("SELECT * FROM users WHERE id = 1").fetchone()
         return (
-            _same(me[goal["field"]], goal["value"])
+            same_text(me[goal["field"]], goal["value"])
             and all(me[k] == v for k, v in goal["unchanged"].items())
             and rows_digest(conn, "SELECT * FROM users WHERE id != 1 ORDER BY id") == goal["others"]
         )
@@ -305,7 +288,7 @@ class ForumSite:
             " WHERE c.user_id = 1 AND (SELECT COUNT(*) FROM comments d"
             " WHERE d.post_id = c.post_id AND d.user_id = 1) = 1 ORDER BY c.id"
         ).fetchall()
-        row = _pick(rng, rows)
+        row = pick(rng, rows)
         return Task(
             "delete_comment",
             f'Delete your comment on the post titled "{row["title"]}".',
@@ -368,7 +351,7 @@ class ForumSite:
         users = conn.execute(
             "SELECT username, location FROM users WHERE id != 1 ORDER BY id"
         ).fetchall()
-        u = _pick(rng, users)
+        u = pick(rng, users)
         city = u["location"].split(",")[0]
         return Task(
             "user_location",
