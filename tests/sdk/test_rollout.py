@@ -406,3 +406,19 @@ def test_envs_and_games_passed_as_objects_keep_their_registered_ids():
     episodes = collector.collect(2)
     assert all(ep.env_id == "turngym/TicTacToe-v0" for ep in episodes)
     assert all(ep.returns["player_1"] >= 0 for ep in episodes)  # minimax never loses
+
+
+def test_env_threads_step_envs_at_once_and_change_no_episode():
+    def run(threads: int) -> list[dict[str, Any]]:
+        collector = Collector(
+            "turngym/Wordle-v0", RandomAgent(seed=3), num_envs=3, env_threads=threads
+        )
+        try:
+            return [ep.to_dict() for ep in collector.collect(6, seed=0)]
+        finally:
+            collector.close()
+
+    assert run(3) == run(1)
+    assert Collector("turngym/Wordle-v0", "random", num_envs=3).env_threads == 1  # text envs
+    with pytest.raises(ValueError, match="env_threads"):
+        Collector("turngym/Wordle-v0", "random", num_envs=2, env_threads=0)

@@ -17,6 +17,7 @@ that reads its env's state) or a name for ``turngym.sdk.agents.make_agent`` (``"
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,6 +181,10 @@ class Collector:
             own time limit only.
         desc: the progress bar's label.
         progress: show a progress bar (on a terminal); trainers turn it off.
+        env_threads: step the envs of a turn at once on this many threads (envs that
+            wait on a browser or a sandbox overlap their waiting); None: one per env
+            when the envs say they gain from it (``concurrent_steps``, e.g. the web
+            envs), else 1. Episodes are the same either way.
 
     Example:
         >>> from turngym.agents import RandomAgent
@@ -199,7 +204,12 @@ class Collector:
         max_turns: int | None = None,
         desc: str | None = None,
         progress: bool = True,
+        env_threads: int | None = None,
     ) -> None:
+        if env_threads is not None and (
+            isinstance(env_threads, bool) or not isinstance(env_threads, int) or env_threads < 1
+        ):
+            raise ValueError(f"env_threads must be an int >= 1 or None, got {env_threads!r}")
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"max_turns must be an int >= 1 or None, got {max_turns!r}")
         self._owned = isinstance(env, str)
@@ -232,6 +242,15 @@ class Collector:
         resolved = [_resolve(agent, e, self.env_id, shared) for e in self.envs]
         self.agents = [a for a, _ in resolved]
         self._per_env = {id(a) for a, own in resolved if own}
+        if env_threads is None:
+            gains = all(getattr(e.unwrapped, "concurrent_steps", False) for e in self.envs)
+            env_threads = len(self.envs) if gains else 1
+        self.env_threads = min(env_threads, len(self.envs))
+        self._pool = (
+            ThreadPoolExecutor(self.env_threads, thread_name_prefix="turngym-collect")
+            if self.env_threads > 1
+            else None
+        )
 
     def collect(self, episodes: int, seed: int = 0, group_size: int = 1) -> list[Episode]:
         """Play ``episodes`` episodes, returned in the order they started.
@@ -277,11 +296,16 @@ class Collector:
                 [s.obs for s in lives if s is not None],
                 [s.info for s in lives if s is not None],
             )
-            for i, (action, rec) in zip(active, acted, strict=True):
+            actions = [action for action, _ in acted]
+            if self._pool is not None:
+                results = list(self._pool.map(lambda i, a: self.envs[i].step(a), active, actions))
+            else:
+                results = [self.envs[i].step(a) for i, a in zip(active, actions, strict=True)]
+            for i, (action, rec), result in zip(active, acted, results, strict=True):
                 live = slots[i]
                 assert live is not None
                 turn = _turn(live.obs, live.info, action, self.agents[i], rec, "agent")
-                obs, reward, terminated, truncated, info = self.envs[i].step(action)
+                obs, reward, terminated, truncated, info = result
                 turn.reward = float(reward)
                 turn.terminated = bool(terminated)
                 turn.truncated = bool(truncated) or (
@@ -305,6 +329,9 @@ class Collector:
 
     def close(self) -> None:
         """Close the envs this collector made (envs passed in are the caller's)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
         if self._owned:
             for env in self.envs:
                 env.close()

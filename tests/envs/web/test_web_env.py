@@ -229,3 +229,18 @@ def test_click_scrolls_an_element_below_the_fold_into_view(env):
     obs, *_ = env.step('goto("/form")')
     obs, _, _, _, info = env.step(f"click({_id(obs, 'button', 'Far below')})")
     assert info["last_action_error"] == "" and "button 'Clicked far below'" in obs
+
+
+def test_the_collector_steps_web_envs_at_once_and_the_oracle_solves_them():
+    from turngym.sdk.rollout import Collector
+
+    envs = [ToyEnv() for _ in range(3)]
+    collector = Collector(envs, SiteOracle, progress=False)
+    try:
+        assert collector.env_threads == 3  # web envs say they gain from threads
+        episodes = collector.collect(6, seed=0)
+        assert len(episodes) == 6 and all(ep.success for ep in episodes)
+    finally:
+        collector.close()
+        for env in envs:
+            env.close()

@@ -63,6 +63,8 @@ class BrowserEnv(TextEnv[WebAction]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
     max_obs_length: ClassVar[int] = MAX_PAGE_CHARS + 4_096
+    concurrent_steps: ClassVar[bool] = True
+    """envs of this class gain from being stepped at once on threads (``Collector``)"""
     probe: ClassVar[str | None] = None
     """a JavaScript expression read with every observation (``self._page.probe_value``)"""
 
