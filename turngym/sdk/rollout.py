@@ -243,7 +243,9 @@ class Collector:
         self.agents = [a for a, _ in resolved]
         self._per_env = {id(a) for a, own in resolved if own}
         if env_threads is None:
-            gains = all(getattr(e.unwrapped, "concurrent_steps", False) for e in self.envs)
+            gains = all(
+                getattr(getattr(e, "unwrapped", e), "concurrent_steps", False) for e in self.envs
+            )
             env_threads = len(self.envs) if gains else 1
         self.env_threads = min(env_threads, len(self.envs))
         self._pool = (
