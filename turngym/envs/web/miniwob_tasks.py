@@ -42,5 +42,45 @@ MINIWOB_TASKS: tuple[str, ...] = (
 )  # fmt: skip
 """The registered tasks (``turngym/miniwob.<task>-v0``)."""
 
-MINIWOB_ORACLES: frozenset[str] = frozenset()
+MINIWOB_ORACLES: frozenset[str] = frozenset(
+    {
+        "choose-list",
+        "click-button",
+        "click-button-sequence",
+        "click-checkboxes",
+        "click-checkboxes-large",
+        "click-checkboxes-soft",
+        "click-checkboxes-transfer",
+        "click-collapsible",
+        "click-collapsible-2",
+        "click-collapsible-2-nodelay",
+        "click-collapsible-nodelay",
+        "click-dialog",
+        "click-dialog-2",
+        "click-link",
+        "click-option",
+        "click-tab",
+        "click-tab-2",
+        "click-tab-2-easy",
+        "click-tab-2-hard",
+        "click-tab-2-medium",
+        "click-test",
+        "click-test-2",
+        "click-test-transfer",
+        "click-widget",
+        "enter-password",
+        "enter-text",
+        "enter-text-2",
+        "enter-text-dynamic",
+        "find-word",
+        "focus-text",
+        "focus-text-2",
+        "login-user",
+        "odd-or-even",
+        "read-table",
+        "read-table-2",
+        "simple-algebra",
+        "simple-arithmetic",
+    }
+)
 """The tasks ``agents.experts.miniwob.MiniWoBOracle`` solves (their registry rows name it)."""
