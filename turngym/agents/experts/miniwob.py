@@ -419,6 +419,107 @@ def _odd_or_even(s: _Episode) -> Plan:
     yield _submit(s)
 
 
+def _text_transform(s: _Episode) -> Plan:
+    """Type the skewed letters shown between the utterance and the field."""
+    letters = [t for t in s.statics() if t != s.goal]
+    yield from _answer_box(s, "".join(letters))
+
+
+def _scroll_text(s: _Episode) -> Plan:
+    """Type the last word of the text area (privileged: its full text, as if scrolled)."""
+    text = s.js("document.querySelector('textarea').value")
+    yield _fill(s.elements("textbox")[-1][0], re.sub(r"[^\w]", "", str(text).split()[-1]))
+    yield _submit(s)
+
+
+def _guess_number(s: _Episode) -> Plan:
+    """Binary search on 0..9 with the page's "higher"/"lower" feedback."""
+    low, high = 0, 9
+    while low <= high:
+        guess = (low + high) // 2
+        yield _fill(s.elements("spinbutton")[0][0], str(guess))
+        yield _submit(s)
+        feedback = " ".join(s.statics()).lower()
+        if "higher" in feedback:
+            low = guess + 1
+        elif "lower" in feedback:
+            high = guess - 1
+        else:
+            return
+
+
+def _keys(text: str) -> Plan:
+    for key in text:
+        yield f"press({json.dumps(key)})"
+
+
+def _enter_date(s: _Episode) -> Plan:
+    """Type mm, dd and yyyy into the date field (it moves on by itself), then Submit."""
+    match = re.search(r"(\d\d)/(\d\d)/(\d{4})", s.goal)
+    if match is None:
+        raise Lost(s.goal)
+    yield _click(s.find("spinbutton", "Month"))
+    yield from _keys("".join(match.groups()))
+    yield _submit(s)
+
+
+def _enter_time(s: _Episode) -> Plan:
+    """Type hours, minutes and AM/PM into the time field, then Submit."""
+    match = re.search(r"(\d+):(\d\d) ([AP])M", s.goal)
+    if match is None:
+        raise Lost(s.goal)
+    hours, minutes, half = match.groups()
+    yield _click(s.find("spinbutton", "Hours"))
+    yield from _keys(f"{int(hours):02d}{minutes}{half}")
+    yield _submit(s)
+
+
+def _navigate_tree(s: _Episode) -> Plan:
+    """Open the folders down to the asked name, then click it.
+
+    Privileged: the tree's names are texts without ids, so the closed folder above the
+    name, and the name itself, are found in the page.
+    """
+    target = (
+        "[...document.querySelectorAll('#tree span')]"
+        f".find(e => e.textContent === {json.dumps(s.quoted()[0])})"
+    )
+    for _ in range(4):
+        closed = (
+            f"(() => {{ const t = {target}; let folder = null;"
+            " for (let p = t.parentElement; p && p.id !== 'tree'; p = p.parentElement)"
+            "   if (p.tagName === 'UL' && getComputedStyle(p).display === 'none')"
+            "     folder = p.parentElement.querySelector(':scope > span');"
+            " return folder; })()"
+        )
+        if not s.js(f"!!{closed}"):
+            break
+        yield s.click_element(closed)
+    yield s.click_element(target)
+
+
+def _use_autocomplete(s: _Episode) -> Plan:
+    """Type the start, open the suggestions (ArrowDown) and pick one with the asked end."""
+    parts = s.quoted()
+    start, end = parts[0], parts[1] if len(parts) > 1 else ""
+    yield _fill(s.find("textbox", "Tags:"), start)
+    yield 'press("ArrowDown")'
+    # A suggestion is a nameless listitem followed by its text.
+    item, pick = None, None
+    for line in s.text.splitlines():
+        element = _ELEMENT.match(line)
+        if element:
+            item = int(element.group(1)) if element.group(2) == "listitem" else item
+        text = _STATIC.match(line)
+        if text and item is not None and text.group(1).endswith(end):
+            pick = item
+            break
+    if pick is None:
+        raise Lost(f"no suggestion ending in {end!r}")
+    yield _click(pick)
+    yield _submit(s)
+
+
 SOLVERS: dict[str, Callable[[_Episode], Plan]] = {
     "click-test": _click_test,
     "click-test-2": _click_overlapping_button,
@@ -457,6 +558,15 @@ SOLVERS: dict[str, Callable[[_Episode], Plan]] = {
     "read-table": _read_table,
     "read-table-2": _read_table,
     "odd-or-even": _odd_or_even,
+    "unicode-test": _click_button_named,
+    "text-transform": _text_transform,
+    "scroll-text": _scroll_text,
+    "guess-number": _guess_number,
+    "enter-date": _enter_date,
+    "enter-time": _enter_time,
+    "navigate-tree": _navigate_tree,
+    "use-autocomplete": _use_autocomplete,
+    "use-autocomplete-nodelay": _use_autocomplete,
 }
 """The solver of each task the oracle knows."""
 
