@@ -520,6 +520,19 @@ def _use_autocomplete(s: _Episode) -> Plan:
     yield _submit(s)
 
 
+def _find_greatest(s: _Episode) -> Plan:
+    """Turn the card with the greatest number face up, then Submit.
+
+    Privileged: the cards are ``<div>``s without ids, so the card is found in the page
+    (by the number it holds) and clicked by its position.
+    """
+    numbers = [int(t) for t in s.statics() if re.fullmatch(r"\d+", t)]
+    if not numbers:
+        raise Lost("no cards")
+    yield s.click_text(str(max(numbers)), ".card")
+    yield _click(s.find("button", "Submit"))
+
+
 SOLVERS: dict[str, Callable[[_Episode], Plan]] = {
     "click-test": _click_test,
     "click-test-2": _click_overlapping_button,
@@ -567,6 +580,7 @@ SOLVERS: dict[str, Callable[[_Episode], Plan]] = {
     "navigate-tree": _navigate_tree,
     "use-autocomplete": _use_autocomplete,
     "use-autocomplete-nodelay": _use_autocomplete,
+    "find-greatest": _find_greatest,
 }
 """The solver of each task the oracle knows."""
 

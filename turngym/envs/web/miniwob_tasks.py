@@ -74,6 +74,7 @@ MINIWOB_ORACLES: frozenset[str] = frozenset(
         "enter-text-2",
         "enter-text-dynamic",
         "enter-time",
+        "find-greatest",
         "find-word",
         "focus-text",
         "focus-text-2",
