@@ -1,0 +1,77 @@
+"""The MiniWoB oracle: on every task it claims, it solves seeds 0..19 with valid actions
+(and the full reward: a few tasks count a partly right answer as a success)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import gymnasium as gym
+import pytest
+
+import turngym  # noqa: F401  (registers the ids)
+from tests import system_deps
+from turngym.agents.experts.miniwob import SOLVERS, MiniWoBOracle
+from turngym.envs.web.browser import BrowserHost
+from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_TASKS
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, system_deps.chromium()]
+
+SEEDS = range(20)
+
+
+@pytest.fixture(scope="module")
+def host():
+    """Keep one Chromium up for the module (each env's close would otherwise stop it)."""
+    shared = BrowserHost.shared()
+    shared.acquire()
+    yield shared
+    shared.release()
+
+
+def test_every_claimed_task_is_registered_and_has_a_solver():
+    assert set(MINIWOB_TASKS) >= MINIWOB_ORACLES
+    assert set(SOLVERS) >= MINIWOB_ORACLES
+
+
+def _failures(task: str) -> list[str]:
+    """What went wrong on each seed of ``task`` that the oracle did not solve cleanly."""
+    env = gym.make(f"turngym/miniwob.{task}-v0")
+    oracle = MiniWoBOracle(env)
+    failures = []
+    try:
+        for seed in SEEDS:
+            obs, info = env.reset(seed=seed)
+            oracle.reset()
+            actions, done, errors = [], False, []
+            while not done:
+                actions.append(oracle.act(obs, info))
+                obs, reward, terminated, truncated, info = env.step(actions[-1])
+                done = terminated or truncated
+                if info["invalid_action"] or info.get("last_action_error"):
+                    errors.append(info.get("invalid_reason") or info["last_action_error"])
+            if not info["success"] or reward < 1.0 or errors:
+                failures.append(f"{task} seed {seed}: {actions} {errors}")
+    finally:
+        env.close()
+    return failures
+
+
+def test_the_oracle_solves_every_claimed_task_on_20_seeds(host):
+    with ThreadPoolExecutor(3) as pool:  # three tabs at once on the one browser
+        failures = [f for found in pool.map(_failures, sorted(MINIWOB_ORACLES)) for f in found]
+    assert not failures, "\n".join(failures)
+
+
+def test_the_oracle_waits_on_a_task_it_has_no_solver_for(host):
+    unsolved = next(t for t in MINIWOB_TASKS if t not in SOLVERS)
+    env = gym.make(f"turngym/miniwob.{unsolved}-v0")
+    try:
+        obs, info = env.reset(seed=0)
+        assert MiniWoBOracle(env).act(obs, info) == "noop()"
+    finally:
+        env.close()
+
+
+def test_the_oracle_needs_a_miniwob_env():
+    with pytest.raises(TypeError, match="MiniWoBEnv"):
+        MiniWoBOracle(gym.make("turngym/WebShop-v0"))
