@@ -65,6 +65,8 @@ class BrowserEnv(TextEnv[WebAction]):
     max_obs_length: ClassVar[int] = MAX_PAGE_CHARS + 4_096
     concurrent_steps: ClassVar[bool] = True
     """envs of this class gain from being stepped at once on threads (``Collector``)"""
+    settle_script: ClassVar[str | None] = None
+    """a JavaScript promise awaited after each input before the page is read"""
     probe: ClassVar[str | None] = None
     """a JavaScript expression read with every observation (``self._page.probe_value``)"""
 
@@ -136,6 +138,7 @@ class BrowserEnv(TextEnv[WebAction]):
                 self._host.run(self._page.close())
             page = WebPage(self._host, [self._server.url], self.viewport)
             page.probe = self.probe
+            page.settle_script = self.settle_script
             self._host.run(page.open())
             self._page = page
 

@@ -38,6 +38,13 @@ _HIDE_CHROME = """(() => {
 
 _PROBE = "[WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON]"
 
+# Many tasks animate with jQuery (collapsibles, tabs, menus): the page is read once the
+# animation an input started has ended (at most 2 s), as a person would look.
+_SETTLE = """(async () => {
+  for (let i = 0; i < 100 && window.jQuery && jQuery(':animated').length; i++)
+    await new Promise(r => setTimeout(r, 20));
+})()"""
+
 
 def miniwob_html() -> Path:
     """The ``html/`` folder of the installed ``miniwob`` package.
@@ -78,6 +85,7 @@ class MiniWoBEnv(BrowserEnv):
     """
 
     probe = _PROBE
+    settle_script = _SETTLE
 
     def __init__(self, *, task: str = "click-test", max_turns: int = 20, **kwargs: Any) -> None:
         if task not in MINIWOB_TASKS:

@@ -89,7 +89,6 @@ MINIWOB_ORACLES: frozenset[str] = frozenset(
         "simple-arithmetic",
         "text-transform",
         "unicode-test",
-        "use-autocomplete",
         "use-autocomplete-nodelay",
     }
 )

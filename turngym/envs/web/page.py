@@ -73,6 +73,12 @@ document.addEventListener('click', e => {
   if (a) a.target = '_self';
 }, true);
 window.open = function (url) { if (url) location.href = url; return window; };
+// The Navigation API's navigate event fires in the page itself, in order with its
+// scripts, whenever this document starts a navigation (a link, a form, location=...).
+window.__turngymNavigating = false;
+if (window.navigation) window.navigation.addEventListener('navigate', e => {
+  if (!e.hashChange && !e.downloadRequest) window.__turngymNavigating = true;
+});
 """
 
 
@@ -146,6 +152,10 @@ class WebPage:
         self._idle = asyncio.Event()
         self._idle.set()
         self._crashed = False
+        self._loads = 0  # documents loaded in the main frame (Page.loadEventFired)
+        self._load_seen = asyncio.Event()
+        self.settle_script: str | None = None
+        """a JavaScript promise awaited after each input (MiniWoB: animations ending)"""
         self.probe: str | None = None
         """a JavaScript expression read with each observation (MiniWoB's reward)"""
         self.probe_value: Any = None
@@ -187,6 +197,7 @@ class WebPage:
         cdp.on("Page.frameRequestedNavigation", self._on_started)
         cdp.on("Page.frameStartedLoading", self._on_started)
         cdp.on("Page.frameStoppedLoading", self._on_stopped)
+        cdp.on("Page.loadEventFired", self._on_load)
 
     async def close(self) -> None:
         """Close the context (and its renderer)."""
@@ -240,6 +251,10 @@ class WebPage:
     def _on_stopped(self, event: dict[str, Any]) -> None:
         if event.get("frameId") == self._frame:
             self._loaded.set()
+
+    def _on_load(self, event: dict[str, Any]) -> None:
+        self._loads += 1
+        self._load_seen.set()
 
     def _on_crash(self, page: Any) -> None:
         self._crashed = True
@@ -304,16 +319,35 @@ class WebPage:
             raise BrowserError(f"page script failed: {str(text).splitlines()[0]}")
         return reply.get("result", {}).get("value")
 
-    async def _flush(self) -> None:
-        """Let the page run what the last input scheduled (a form submits in a later task).
+    async def _flush(self) -> bool:
+        """Run what the last input scheduled; whether the document started a navigation.
 
-        A navigation that this starts is reported (``Page.frameRequestedNavigation``)
-        before the call returns, so afterwards ``_loaded`` tells whether one is under way.
+        A form submits in a later task, so the page first runs one task turn (and the
+        ``settle_script``). The answer comes from the page's own ``navigate`` event (see
+        ``_SAME_TAB``), so it does not depend on when the browser process reports it.
         """
-        await self._cdp.send(
+        settle = f"await ({self.settle_script});" if self.settle_script else ""
+        reply = await self._cdp.send(
             "Runtime.evaluate",
-            {"expression": "new Promise(r => setTimeout(r, 0))", "awaitPromise": True},
+            {
+                "expression": "(async () => { await new Promise(r => setTimeout(r, 0)); "
+                f"{settle} return window.__turngymNavigating === true; }})()",
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
         )
+        return bool(reply.get("result", {}).get("value"))
+
+    async def _await_load(self, loads_before: int) -> None:
+        """Wait until a document loads after ``loads_before`` (or the guard refused it)."""
+        deadline = asyncio.get_running_loop().time() + LOAD_TIMEOUT_S
+        while self._loads == loads_before and not self._refused:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            self._load_seen.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._load_seen.wait(), min(left, 0.05))
 
     async def _settle(self) -> None:
         """Wait for a navigation the last action started, and for the page's requests."""
@@ -334,16 +368,25 @@ class WebPage:
 
     # -- observation -----------------------------------------------------------------
 
-    async def observe(self, flush: bool = False) -> str:
+    async def observe(self, flush: bool = False, loads_before: int | None = None) -> str:
         """The page's accessibility tree as text (``AXText``), once no load is under way.
 
-        The tree is asked for together with the document's ``readyState`` (and, after an
-        input, with ``_flush``); these run in order in the renderer, so a tree is kept
-        only when its document had finished loading and no navigation had started since.
+        After an input (``flush``) it first lets the page run what the input scheduled and,
+        if the document started a navigation, waits for the next document's load. The
+        tree is asked for together with the document's ``readyState``; these run in order
+        in the renderer, so a tree is kept only when its document had finished loading.
         Otherwise it waits for the load and reads again.
         """
         nodes: Any = None
-        for attempt in range(4):
+        if flush:
+            try:
+                navigating = await self._flush()
+            except Exception:  # the document went away mid-call: a navigation
+                self._check_alive()
+                navigating = True
+            if navigating and loads_before is not None:
+                await self._await_load(loads_before)
+        for _attempt in range(4):
             await self._settle()
             calls = [
                 self._cdp.send("Accessibility.getFullAXTree"),
@@ -355,8 +398,6 @@ class WebPage:
                     },
                 ),
             ]
-            if flush and attempt == 0:
-                calls.insert(0, self._flush())
             replies: list[Any] = await asyncio.gather(*calls, return_exceptions=True)
             if any(isinstance(r, BaseException) for r in replies):
                 self._check_alive()  # the document went away mid-call: wait and read again
@@ -428,8 +469,10 @@ class WebPage:
 
     async def act(self, action: WebAction) -> tuple[str | None, str]:
         """``execute`` then ``observe`` in one trip to the browser thread: (error, tree)."""
+        loads = self._loads
         error = await self.execute(action)
-        tree = await self.observe(flush=error is None and action.name in _MAY_NAVIGATE)
+        flush = error is None and action.name in _MAY_NAVIGATE
+        tree = await self.observe(flush=flush, loads_before=loads)
         if error is None and self._refused:
             error = (
                 f"{action.name}: the page tried to open {self._refused[0]}, which is not "
