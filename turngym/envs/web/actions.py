@@ -21,41 +21,63 @@ The actions (``ACTIONS``; element ids are the ``[12]`` numbers of the observatio
 
 from __future__ import annotations
 
-import ast
 import ipaddress
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from turngym.calls import Kind, Param, parse_call
 from turngym.core import Invalid
 
 __all__ = [
     "ACTIONS",
+    "ELEMENT_ID",
     "MAX_ACTION_CHARS",
     "WebAction",
     "is_loopback_url",
     "parse_action",
 ]
 
-_ID, _TEXT, _NUMBER = "element id", "text", "number"
-ACTIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    "click": (("id", _ID),),
-    "fill": (("id", _ID), ("text", _TEXT)),
-    "select": (("id", _ID), ("option", _TEXT)),
-    "press": (("key", _TEXT),),
-    "scroll": (("dx", _NUMBER), ("dy", _NUMBER)),
-    "goto": (("url", _TEXT),),
+
+def _element_id(value: object) -> int | None:
+    if isinstance(value, list) and len(value) == 1:  # click([12]): the id as shown
+        value = value[0]
+    if isinstance(value, str) and value.strip().strip("[]").isdigit():
+        return int(value.strip().strip("[]"))
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None  # type: ignore[return-value]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: object) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e9
+    return float(value) if ok else None  # type: ignore[arg-type]
+
+
+ELEMENT_ID = Kind("element id", _element_id, " (the [N] number)")
+"""An element's ``[N]`` id in the observation."""
+_TEXT = Kind("text", _text, " in quotes")
+_NUMBER = Kind("number", _number)
+
+ACTIONS: dict[str, tuple[Param, ...]] = {
+    "click": (Param("id", ELEMENT_ID),),
+    "fill": (Param("id", ELEMENT_ID), Param("text", _TEXT)),
+    "select": (Param("id", ELEMENT_ID), Param("option", _TEXT)),
+    "press": (Param("key", _TEXT),),
+    "scroll": (Param("dx", _NUMBER), Param("dy", _NUMBER)),
+    "goto": (Param("url", _TEXT),),
     "back": (),
-    "answer": (("text", _TEXT),),
+    "answer": (Param("text", _TEXT),),
     "noop": (),
-    "mouse_click": (("x", _NUMBER), ("y", _NUMBER)),
+    "mouse_click": (Param("x", _NUMBER), Param("y", _NUMBER)),
 }
-"""Each action's parameters, in order, as (name, kind)."""
+"""Each action's parameters, in order."""
 
 MAX_ACTION_CHARS = 8192
 """Longer action text is refused before parsing (a form field rarely needs more)."""
-
-_USAGE = ", ".join(f"{name}({', '.join(p for p, _ in params)})" for name, params in ACTIONS.items())
 
 
 @dataclass(frozen=True)
@@ -91,99 +113,11 @@ def parse_action(text: object) -> WebAction | Invalid:
     >>> parse_action("click(__import__('os'))").reason
     "click: id must be a literal element id (the [N] number), got __import__('os')"
     """
-    if not isinstance(text, str):
-        return Invalid(f"an action is a string such as click(12), got {type(text).__name__}")
-    if len(text) > MAX_ACTION_CHARS:
-        return Invalid(f"action too long ({len(text)} characters; at most {MAX_ACTION_CHARS})")
-    source = text.strip().strip("`").strip()
-    if source in ACTIONS and not ACTIONS[source]:
-        return WebAction(source)  # "back", "noop" without parentheses
-    try:
-        tree = ast.parse(source, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Invalid(f"not a single action call ({_short(source)}); use one of: {_USAGE}")
-    call = tree.body
-    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
-        return Invalid(f"not a single action call ({_short(source)}); use one of: {_USAGE}")
-    name = call.func.id
-    if name not in ACTIONS:
-        return Invalid(f"unknown action {name!r}; use one of: {_USAGE}")
-    return _bind(name, call)
-
-
-def _bind(name: str, call: ast.Call) -> WebAction | Invalid:
-    """Match the call's arguments to the action's parameters and type them."""
-    params = ACTIONS[name]
-    usage = f"{name}({', '.join(p for p, _ in params)})"
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return Invalid(f"{name}: no * or ** arguments; use {usage}")
-    nodes: dict[str, ast.expr] = {}
-    if len(call.args) > len(params):
-        return Invalid(f"{name} takes {len(params)} argument(s), got {len(call.args)}; use {usage}")
-    for (param, _), node in zip(params, call.args, strict=False):
-        nodes[param] = node
-    for keyword in call.keywords:
-        known = [p for p, _ in params]
-        if keyword.arg not in known:
-            return Invalid(f"{name} has no argument {keyword.arg!r}; use {usage}")
-        if keyword.arg in nodes:
-            return Invalid(f"{name}: {keyword.arg} given twice; use {usage}")
-        nodes[str(keyword.arg)] = keyword.value
-    missing = [p for p, _ in params if p not in nodes]
-    if missing:
-        return Invalid(f"{name}: missing {', '.join(missing)}; use {usage}")
-    args = []
-    for param, kind in params:
-        value = _literal(nodes[param])
-        typed = _typed(value, kind)
-        if typed is None:
-            shown = ast.unparse(nodes[param])
-            return Invalid(
-                f"{name}: {param} must be a literal {kind}{_hint(kind)}, got {_short(shown)}"
-            )
-        args.append(typed)
-    return WebAction(name, tuple(args))
-
-
-def _literal(node: ast.expr) -> object:
-    """The value of a literal number or string node (a sign allowed), else a sentinel."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        inner = _literal(node.operand)
-        if isinstance(inner, int | float) and not isinstance(inner, bool):
-            return -inner if isinstance(node.op, ast.USub) else inner
-        return _NOT_LITERAL
-    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float):
-        return node.value
-    if isinstance(node, ast.List) and len(node.elts) == 1:  # click([12]): the id as shown
-        return _literal(node.elts[0])
-    return _NOT_LITERAL
-
-
-_NOT_LITERAL = object()
-
-
-def _typed(value: object, kind: str) -> Any:
-    """``value`` as ``kind`` wants it, or None when it cannot be."""
-    if value is _NOT_LITERAL or isinstance(value, bool):
-        return None
-    if kind == _TEXT:
-        return value if isinstance(value, str) else None
-    if kind == _ID:
-        if isinstance(value, str) and value.strip().strip("[]").isdigit():
-            return int(value.strip().strip("[]"))
-        return value if isinstance(value, int) and value >= 0 else None
-    number = value if isinstance(value, int | float) else None
-    return float(number) if number is not None and abs(number) < 1e9 else None
-
-
-def _hint(kind: str) -> str:
-    return " (the [N] number)" if kind == _ID else " in quotes" if kind == _TEXT else ""
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    parsed = parse_call(text, ACTIONS, max_chars=MAX_ACTION_CHARS)
+    if isinstance(parsed, Invalid):
+        return parsed
+    name, args = parsed
+    return WebAction(name, tuple(args[p.name] for p in ACTIONS[name]))
 
 
 def is_loopback_url(url: str) -> bool:

@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from turngym.core import Invalid, Outcome, TextEnv
-from turngym.envs.web.actions import ACTIONS, WebAction, parse_action
+from turngym.envs.web.actions import ACTIONS, ELEMENT_ID, WebAction, parse_action
 from turngym.envs.web.browser import BrowserError, BrowserHost
 from turngym.envs.web.page import WebPage
 from turngym.envs.web.server import LocalServer
@@ -192,7 +192,7 @@ class BrowserEnv(TextEnv[WebAction]):
         parsed = parse_action(action)
         if isinstance(parsed, Invalid) or self._page is None:
             return parsed
-        if ACTIONS[parsed.name] and ACTIONS[parsed.name][0][1] == "element id":
+        if ACTIONS[parsed.name] and ACTIONS[parsed.name][0].kind is ELEMENT_ID:
             element_id = parsed.args[0]
             if element_id not in self._page.ax.shown_ids:
                 return Invalid(f"{parsed.name}: no element [{element_id}] on this page")
