@@ -413,7 +413,117 @@ def _ascending_numbers(s: Episode) -> Plan:
         yield s.click_element(f"document.querySelector('svg rect[data-index=\"{number}\"]')")
 
 
+# -- points on a plane (bisect-angle, circle-center, find-midpoint, right-angle) -------
+#
+# These tasks draw points in an SVG and score a clicked point by its distance or angle in
+# floating point; a click lands on a whole pixel, so the solvers come close (a reward
+# of 0.97 to 1.0) but seldom exactly. The task draws the click at (pageX, pageY - 50) in
+# its SVG's coordinates (its ``QUERY_PADDING``), whatever the SVG's place on the page.
+
+_DOTS = """[...document.querySelectorAll('svg circle')].map(c =>
+  [c.getAttribute('class'), +c.getAttribute('cx'), +c.getAttribute('cy'), +c.getAttribute('r')])"""
+
+
+def _dots(s: Episode) -> dict[str, list[tuple[float, float, float]]]:
+    """The drawn circles by class: (cx, cy, r) in SVG coordinates."""
+    found: dict[str, list[tuple[float, float, float]]] = {}
+    for kind, x, y, r in s.js(_DOTS):
+        found.setdefault(kind, []).append((x, y, r))
+    return found
+
+
+def _click_plane(s: Episode, x: float, y: float) -> Plan:
+    """Click the SVG point (x, y) (to the nearest pixel), then Submit."""
+    yield f"mouse_click({round(x)}, {round(y) + 50})"
+    yield submit(s)
+
+
+def _angle(a: tuple[float, float], b: tuple[float, float], vertex: tuple[float, float]) -> float:
+    """The angle a-vertex-b in degrees."""
+    ax, ay, bx, by = a[0] - vertex[0], a[1] - vertex[1], b[0] - vertex[0], b[1] - vertex[1]
+    cos = (ax * bx + ay * by) / (math.hypot(ax, ay) * math.hypot(bx, by))
+    return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+
+
+def _pixels_near(x: float, y: float, reach: int = 2) -> list[tuple[int, int]]:
+    """The whole-pixel points around (x, y), inside the task's drawing area."""
+    return [
+        (px, py)
+        for px in range(round(x) - reach, round(x) + reach + 1)
+        for py in range(round(y) - reach, round(y) + reach + 1)
+        if 2 <= px <= 150 and 2 <= py <= 128
+    ]
+
+
+def _circle_center(s: Episode) -> Plan:
+    """Click the centre of the drawn circle, then Submit.
+
+    Privileged: the circle is an SVG drawing; its centre is read from the page.
+    """
+    x, y, _ = _dots(s)["black-circle"][0]
+    yield from _click_plane(s, x, y)
+
+
+def _find_midpoint(s: Episode) -> Plan:
+    """Click halfway between the two drawn points, then Submit.
+
+    Privileged: the points are an SVG drawing; their places are read from the page.
+    """
+    (ax, ay, _), (bx, by, _) = _dots(s)["black-circle"][:2]
+    yield from _click_plane(s, (ax + bx) / 2, (ay + by) / 2)
+
+
+def _right_angle(s: Episode) -> Plan:
+    """Click a point that makes a right angle at the blue point with the black one.
+
+    Privileged: the points are an SVG drawing; their places are read from the page.
+    The click is the pixel, 25 to 60 px out along the perpendicular, closest to 90 degrees.
+    """
+    (ax, ay, _), (vx, vy, _) = _dots(s)["black-circle"][:2]
+    length = math.hypot(ax - vx, ay - vy)
+    ux, uy = -(ay - vy) / length, (ax - vx) / length
+    # The task measures the click's circle (radius 3) from 0.5 px off the others' (3.5).
+    best = min(
+        (
+            point
+            for out in (40, -40, 25, -25, 60, -60)
+            for point in _pixels_near(vx + out * ux, vy + out * uy)
+        ),
+        key=lambda p: abs(90 - _angle((ax, ay), (p[0] + 0.5, p[1] + 0.5), (vx, vy))),
+        default=None,
+    )
+    if best is None:
+        raise Lost("no room for a right angle")
+    yield from _click_plane(s, *best)
+
+
+def _bisect_angle(s: Episode) -> Plan:
+    """Click a point on the line that halves the drawn angle, then Submit.
+
+    Privileged: the points are an SVG drawing; their places are read from the page.
+    The click is the pixel near the bisector, 30 px out, whose two angles differ least.
+    """
+    dots = _dots(s)
+    vx, vy, _ = dots["init-blue"][0]
+    (ax, ay, _), (bx, by, _) = dots["init-black"][:2]
+    ux = (ax - vx) / math.hypot(ax - vx, ay - vy) + (bx - vx) / math.hypot(bx - vx, by - vy)
+    uy = (ay - vy) / math.hypot(ax - vx, ay - vy) + (by - vy) / math.hypot(bx - vx, by - vy)
+    norm = math.hypot(ux, uy) or 1.0
+    best = min(
+        _pixels_near(vx + 30 * ux / norm, vy + 30 * uy / norm),
+        key=lambda p: abs(_angle((ax, ay), p, (vx, vy)) - _angle((bx, by), p, (vx, vy))),
+        default=None,
+    )
+    if best is None:
+        raise Lost("no room to bisect the angle")
+    yield from _click_plane(s, *best)
+
+
 SOLVERS: dict[str, Solver] = {
+    "bisect-angle": _bisect_angle,
+    "circle-center": _circle_center,
+    "find-midpoint": _find_midpoint,
+    "right-angle": _right_angle,
     "ascending-numbers": _ascending_numbers,
     "click-color": _click_color,
     "click-pie": _click_pie,
