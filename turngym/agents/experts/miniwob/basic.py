@@ -369,28 +369,6 @@ def _navigate_tree(s: Episode) -> Plan:
     yield s.click_element(target)
 
 
-def _use_autocomplete(s: Episode) -> Plan:
-    """Type the start, open the suggestions (ArrowDown) and pick one with the asked end."""
-    parts = s.quoted()
-    start, end = parts[0], parts[1] if len(parts) > 1 else ""
-    yield fill(s.find("textbox", "Tags:"), start)
-    yield 'press("ArrowDown")'
-    # A suggestion is a nameless listitem followed by its text.
-    item, pick = None, None
-    for line in s.text.splitlines():
-        element = ELEMENT.match(line)
-        if element:
-            item = int(element.group(1)) if element.group(2) == "listitem" else item
-        text = STATIC.match(line)
-        if text and item is not None and text.group(1).endswith(end):
-            pick = item
-            break
-    if pick is None:
-        raise Lost(f"no suggestion ending in {end!r}")
-    yield click(pick)
-    yield submit(s)
-
-
 def _find_greatest(s: Episode) -> Plan:
     """Turn the card with the greatest number face up, then Submit.
 
@@ -449,8 +427,6 @@ SOLVERS: dict[str, Solver] = {
     "enter-date": _enter_date,
     "enter-time": _enter_time,
     "navigate-tree": _navigate_tree,
-    "use-autocomplete": _use_autocomplete,
-    "use-autocomplete-nodelay": _use_autocomplete,
     "find-greatest": _find_greatest,
 }
 """The solver of each of these tasks."""
