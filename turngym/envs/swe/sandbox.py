@@ -699,9 +699,9 @@ class LocalSandbox:
                 cap=cap,
                 kill=lambda: _killpg(proc.pid),
             )
-        return _result(
-            cap, -signal.SIGKILL if killed else proc.returncode, killed, start, self.limits
-        )
+            if killed is None and proc.returncode == -signal.SIGXCPU:
+                killed = "cpu"  # RLIMIT_CPU: the shell itself ran out of CPU time
+        return _result(cap, proc.returncode, killed, start, self.limits)  # -9 when killed
 
     def close(self) -> None:
         """Remove the private home directory; calling it again does nothing."""
