@@ -36,6 +36,8 @@ from pathlib import Path
 import pytest
 
 from tests import system_deps
+from turngym.envs.swe import sandbox as sandbox_module
+from turngym.envs.swe.cgroups import CgroupSet
 from turngym.envs.swe.sandbox import (
     BwrapSandbox,
     ExecResult,
@@ -109,6 +111,10 @@ for _ in range(100):
         pass
 print(len(started))
 """
+
+
+GRAB = "python3 -c \"x = b'a' * ({mb} << 20); print('ALLOCATED', {mb})\""
+"""Allocates and touches ``mb`` MB."""
 
 
 def host_pids_with(marker: str) -> list[int]:
@@ -259,12 +265,32 @@ def test_escape_fork_bomb(workspace: Path) -> None:
 @NEEDS_BWRAP
 def test_escape_memory_bomb(workspace: Path) -> None:
     limits = Limits(memory_mb=128)
-    grab = "python3 -c \"x = b'a' * ({mb} << 20); print('ALLOCATED', {mb})\""
     with BwrapSandbox(workspace, limits=limits) as box:
-        probe = box.run(grab.format(mb=32))  # the probe: below the limit it works
+        probe = box.run(GRAB.format(mb=32))  # the probe: below the limit it works
         assert "ALLOCATED 32" in probe.output, probe.output
-        result = box.run(grab.format(mb=2 * limits.memory_mb))
+        result = box.run(GRAB.format(mb=2 * limits.memory_mb))
     assert "ALLOCATED" not in result.output and result.returncode != 0, result
+
+
+@NEEDS_BWRAP
+def test_bwrap_without_cgroups_falls_back_on_rlimits(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    class NoCgroups(CgroupSet):
+        def __init__(self, **limits: int) -> None:
+            self.dirs = {}
+
+    monkeypatch.setattr(sandbox_module, "CgroupSet", NoCgroups)
+    # as root the process count is then unbounded (RLIMIT_NPROC spares root): it warns
+    root = os.geteuid() == 0
+    with pytest.warns(RuntimeWarning, match="pids cgroup") if root else contextlib.nullcontext():
+        box = BwrapSandbox(workspace, limits=Limits(memory_mb=128, cpu_s=1))
+    with box:
+        assert "ALLOCATED 32" in box.run(GRAB.format(mb=32)).output
+        bomb = box.run(GRAB.format(mb=256))  # RLIMIT_AS: the allocation fails
+        assert "MemoryError" in bomb.output and bomb.returncode == 1, bomb
+        loop = box.run("while :; do :; done")  # RLIMIT_CPU
+        assert loop.timed_out and loop.returncode == -signal.SIGXCPU, loop
 
 
 def test_escape_infinite_loop(box: Sandbox, backend: str) -> None:
@@ -362,6 +388,16 @@ def test_auto_falls_back_when_no_docker_engine(workspace: Path) -> None:
         assert box.name == ("bwrap" if bwrap_available()[0] else "local")
     finally:
         box.close()
+
+
+@pytest.mark.skipif(docker_available()[0], reason="a Docker engine runs here")
+def test_docker_sandbox_without_an_engine_says_why(workspace: Path) -> None:
+    from turngym.envs.swe.sandbox import DockerSandbox  # found through the module too
+
+    with pytest.raises(RuntimeError, match=r"DockerSandbox cannot run here: .*[Dd]ocker"):
+        DockerSandbox(workspace, image="python:3.11-slim")
+    with pytest.raises(RuntimeError, match="DockerSandbox cannot run here"):
+        make_sandbox(workspace, kind="docker", image="python:3.11-slim")
 
 
 @pytest.mark.skipif(

@@ -3,7 +3,8 @@
 Root may make cgroups under a read-write cgroup-v1 mount (``/sys/fs/cgroup/pids``,
 ``.../memory``, ``.../cpuacct``). Each is made under this process's own cgroup of that
 controller (so limits already placed on this process still hold), named
-``turngym-sandbox-<pid>-<n>``; those of dead processes are swept when the next are made.
+``turngym-sandbox-<pid namespace>-<pid>-<n>``; those of dead processes are swept when
+the next are made.
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ def alive(pid: int) -> bool:
         return False
     state = stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3]  # the field after "(comm)"
     return state not in (b"Z", b"X")
+
+
+def _pid_namespace() -> int:
+    """The inode of our PID namespace, part of the cgroups' names."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
 
 
 def _own_cgroups() -> dict[str, tuple[Path, str]]:
@@ -70,7 +79,7 @@ class CgroupSet:
             "memory": [("memory.limit_in_bytes", memory), ("memory.memsw.limit_in_bytes", memory)],
             "cpuacct": [],
         }
-        name = f"turngym-sandbox-{os.getpid()}-{next(self._names)}"
+        name = f"turngym-sandbox-{_pid_namespace()}-{os.getpid()}-{next(self._names)}"
         for controller, values in settings.items():
             if controller not in own:
                 continue
@@ -81,7 +90,7 @@ class CgroupSet:
             path = parent / name
             try:
                 path.mkdir()
-                for file, value in values:
+                for file, value in values:  # memsw exists only with swap accounting
                     if (path / file).exists() or file == values[0][0]:
                         (path / file).write_text(value)
             except OSError as exc:
@@ -96,8 +105,9 @@ class CgroupSet:
     def _sweep(parent: Path) -> None:
         """Remove the cgroups of sandbox processes that died without closing them."""
         with contextlib.suppress(OSError):
-            for path in parent.glob("turngym-sandbox-*-*"):
-                pid = int(path.name.split("-")[2])
+            # only this PID namespace's: a pid of another one means nothing here
+            for path in parent.glob(f"turngym-sandbox-{_pid_namespace()}-*-*"):
+                pid = int(path.name.split("-")[3])
                 if pid != os.getpid() and not Path(f"/proc/{pid}").exists():
                     CgroupSet._kill_in(path)
                     with contextlib.suppress(OSError):

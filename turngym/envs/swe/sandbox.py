@@ -55,6 +55,8 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 _MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-")
 _MASKED_DIRS = ("/etc/ssh",)
 _SHIM_DIR = "/run/turngym/bin"
+# The host-side prelude (cgroups, rlimits) runs in bash: dash's ulimit lacks -u.
+_BASH = shutil.which("bash") or "/bin/bash"
 _SETUP_MARK = "turngym-sandbox: the call's setup failed"
 _SETUP_FAILED = f'{{ echo "{_SETUP_MARK}" >&2; exit 125; }}'
 
@@ -363,18 +365,21 @@ def docker_available(timeout: float = 1.0) -> tuple[bool, str]:
     >>> isinstance(ok, bool) and bool(reason)
     True
     """
-    try:
-        import docker
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("docker") is None:
         return False, "the docker Python package is not installed (pip install 'turngym[swe]')"
     host = os.environ.get("DOCKER_HOST", "")
     socket = Path(host[len("unix://") :] if host.startswith("unix://") else "/var/run/docker.sock")
     if (not host or host.startswith("unix://")) and not socket.exists():
+        # known without importing the SDK, which takes a tenth of a second
         return (
             False,
             f"no Docker engine: {socket} does not exist (start dockerd or set DOCKER_HOST)",
         )
     try:
+        import docker
+
         client = docker.from_env(timeout=max(1, round(timeout)))
         try:
             client.ping()
@@ -418,9 +423,10 @@ def _python_paths(python: Path) -> tuple[str, list[str]]:
             raise ValueError(
                 f"python={str(python)!r} could not be run to find its paths: {exc}"
             ) from exc
-    dirs.append(str(Path(python).parent))
-    # realpath: the interpreter may be a link out of its venv (pyenv, /usr/bin...)
-    dirs.append(str(Path(os.path.realpath(python)).parent.parent))
+    # the interpreter file itself may be a link out of its venv (pyenv, /usr/bin...)
+    dirs += [str(Path(python).parent), os.path.realpath(python)]
+    if "/" in dirs:
+        raise ValueError(f"python={str(python)!r} has its prefix at /: it cannot be shown alone")
     return str(Path(python).parent), dirs
 
 
@@ -568,7 +574,7 @@ class BwrapSandbox:
         """
         _check_call(self._closed, command, timeout, stdin, env)
         wall = timeout if timeout is not None else self.limits.wall_s
-        argv = ["/bin/sh", "-c", self._prelude + 'exec "$@"', "sh", *self._argv]
+        argv = [_BASH, "-c", self._prelude + 'exec "$@"', "sandbox", *self._argv]
         argv += ["bash", "-c", command]
         with self._lock:
             start = time.monotonic()
@@ -597,14 +603,16 @@ class BwrapSandbox:
                 cpu_used=cgroups.cpu_seconds if "cpuacct" in cgroups.dirs else None,
                 cpu_limit=self.limits.cpu_s,
             )
-            if killed is None and cgroups.hit_memory_limit():
-                killed = "memory"
             rc = proc.returncode
+            if killed is not None:
+                rc = -signal.SIGKILL  # we killed it: wall clock or the cgroup's CPU clock
+            elif cgroups.hit_memory_limit():
+                killed = "memory"
+            elif rc == 128 + signal.SIGXCPU and "cpuacct" not in cgroups.dirs:
+                killed, rc = "cpu", -signal.SIGXCPU  # RLIMIT_CPU, as bwrap reports a signal
             if rc == 125 and _SETUP_MARK in cap.text():  # ours, not the agent's: say so
                 raise RuntimeError(f"BwrapSandbox could not start a call: {cap.text()}")
-        return _result(
-            cap, -signal.SIGKILL if killed in ("wall", "cpu") else rc, killed, start, self.limits
-        )
+        return _result(cap, rc, killed, start, self.limits)
 
     def close(self) -> None:
         """Kill anything left and remove the cgroups; calling it again does nothing."""
@@ -679,7 +687,7 @@ class LocalSandbox:
         """Run ``bash -c command`` in the workspace; never raises for the command."""
         _check_call(self._closed, command, timeout, stdin, env)
         wall = timeout if timeout is not None else self.limits.wall_s
-        argv = ["/bin/sh", "-c", self._prelude + 'exec "$@"', "sh", "bash", "-c", command]
+        argv = [_BASH, "-c", self._prelude + 'exec "$@"', "sandbox", _BASH, "-c", command]
         with self._lock:
             start = time.monotonic()
             proc = subprocess.Popen(
