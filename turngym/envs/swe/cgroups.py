@@ -146,25 +146,28 @@ class CgroupSet:
 
     @staticmethod
     def _kill_in(path: Path) -> None:
-        # A fork bomb forks while it is being killed: repeat until the cgroup is empty.
-        for _ in range(1000):
+        # A fork bomb forks while it is being killed: kill until no process is new. One
+        # already sent SIGKILL is dying and can no longer fork, so it is not waited for.
+        killed: set[int] = set()
+        for _ in range(100_000):
             try:
-                pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+                listed = {int(p) for p in (path / "cgroup.procs").read_text().split()}
             except OSError:
                 return
-            pids = [pid for pid in pids if alive(pid)]  # a zombie is listed until reaped
-            if not pids:
+            new = {pid for pid in listed - killed if alive(pid)}  # zombies stay listed
+            if not new:
                 return
-            for pid in pids:
+            for pid in new:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-            time.sleep(0.001)
-        log.warning("processes are still alive in %s after being killed", path)
+            killed |= new
+        log.warning("processes are still being made in %s after being killed", path)
 
     def kill_all(self) -> None:
-        """SIGKILL every process in the cgroups."""
+        """SIGKILL every process in the cgroups (each holds them all: one is read)."""
         for path in self.dirs.values():
             self._kill_in(path)
+            return
 
     def remove(self) -> None:
         """Kill what is left and remove the cgroups (idempotent)."""
@@ -179,6 +182,3 @@ class CgroupSet:
                 except OSError:
                     time.sleep(0.01)
         self.dirs = {}
-
-
-# --------------------------------------------------------------------------- detection
