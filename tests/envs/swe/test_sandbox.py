@@ -167,6 +167,14 @@ def test_python_and_pytest_run_in_the_workspace(box: Sandbox, workspace: Path) -
     assert "1 passed" in result.output and result.returncode == 0, result.output
 
 
+@NEEDS_BWRAP
+def test_bwrap_python_option_puts_that_python_first(workspace: Path) -> None:
+    base = Path(os.path.realpath(sys.executable))  # the venv's base interpreter
+    with BwrapSandbox(workspace, python=base) as box:
+        result = box.run("for p in python python3; do $p -c 'import sys; print(sys.prefix)'; done")
+    assert result.output.split() == [sys.base_prefix] * 2, result.output
+
+
 @pytest.mark.parametrize("backend", [BWRAP])
 def test_bwrap_sees_only_the_system_and_the_workspace(box: Sandbox) -> None:
     result = box.run(

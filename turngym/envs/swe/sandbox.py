@@ -53,7 +53,7 @@ _GRACE_S = 1.0  # how long output is still read once the command has ended or be
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # Readable by host root even read-only, so they are hidden although /etc is shown.
 _MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-")
-_MASKED_DIRS = ("/etc/ssh",)
+_MASKED_DIRS = ("/etc/ssh", "/etc/ssl/private")
 _SHIM_DIR = "/run/turngym/bin"
 # The host-side prelude (cgroups, rlimits) runs in bash: dash's ulimit lacks -u.
 _BASH = shutil.which("bash") or "/bin/bash"
