@@ -523,13 +523,16 @@ class BwrapSandbox:
         for path in _SYSTEM_DIRS[1:-1]:  # a host without merged /usr has real directories
             if os.path.isdir(path) and not os.path.islink(path):
                 args += ["--ro-bind", path, path]
+        # a private /tmp first: a python installed under /tmp is bound over it below
+        args += ["--tmpfs", "/tmp", "--dir", "/tmp/home"]
         python = Path(sys.executable) if python is None and sys.executable else python
         path_dirs = []
         ro: list[str] = []
         if python is not None:
             if not Path(python).is_file():
                 raise ValueError(f"python={str(python)!r} is not a file: give an interpreter path")
-            bin_dir, ro = _python_paths(Path(python))
+            python = Path(os.path.abspath(python))  # not resolved: a venv's link is the venv
+            bin_dir, ro = _python_paths(python)
             path_dirs.append(bin_dir)
             for name in ("python", "python3"):  # shims only where the bin dir lacks the name
                 if not Path(bin_dir, name).exists():
@@ -541,7 +544,7 @@ class BwrapSandbox:
             ro.append(str(Path(extra).resolve()))
         for path in _outermost(ro, covered=["/usr", "/etc"]):
             args += ["--ro-bind", path, path]
-        args += ["--bind", str(self.workspace), WORKDIR, "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+        args += ["--bind", str(self.workspace), WORKDIR]
         args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]
         path_dirs += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         env = {
