@@ -6,6 +6,7 @@ packages=(
   wamerican   # /usr/share/dict/american-english: source of the bundled Wordle lists
   stockfish   # /usr/games/stockfish: the chess engine behind Chess-v0 / ChessEndgame-v0
   chromium    # /usr/bin/chromium: the browser of the web envs (driven by Playwright)
+  bubblewrap  # /usr/bin/bwrap: the sandbox of the SWE envs (agent commands, repo tests)
 )
 missing=()
 for p in "${packages[@]}"; do

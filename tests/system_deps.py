@@ -47,3 +47,14 @@ def chromium() -> pytest.MarkDecorator:
         "Chromium (+ Playwright)",
         "apt-get install chromium; pip install 'turngym[web]'",
     )
+
+
+def bubblewrap() -> pytest.MarkDecorator:
+    """Skip unless bubblewrap is installed and can make its namespaces (the SWE sandbox)."""
+    from turngym.envs.swe.sandbox import bwrap_available
+
+    ok, why = bwrap_available()
+    return pytest.mark.skipif(
+        not ok and not REQUIRED,
+        reason=f"{why}; `make test` installs bubblewrap as root",
+    )
