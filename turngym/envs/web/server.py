@@ -20,13 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from turngym.envs.cache import cache_dir
+
 __all__ = ["LocalServer", "SiteDatabase", "cache_dir", "prepared_database"]
-
-
-def cache_dir() -> Path:
-    """Where prepared databases live: ``$TURNGYM_CACHE`` or ``~/.cache/turngym``."""
-    root = os.environ.get("TURNGYM_CACHE") or Path.home() / ".cache" / "turngym"
-    return Path(root)
 
 
 def prepared_database(name: str, build: Callable[[Path], None]) -> Path:
