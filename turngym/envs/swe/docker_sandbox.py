@@ -13,7 +13,7 @@ import signal
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,14 @@ class DockerSandbox:
     name = "docker"
     isolated = True
 
-    def __init__(self, workspace: Path | None, *, image: str, limits: Limits = Limits()) -> None:
+    def __init__(
+        self,
+        workspace: Path | None,
+        *,
+        image: str,
+        limits: Limits = Limits(),
+        extra_ro: Sequence[Path] = (),
+    ) -> None:
         if not image or not isinstance(image, str):
             raise ValueError("DockerSandbox needs image='name:tag' (e.g. a SWE-bench image)")
         self.workspace = None if workspace is None else _check_workspace(workspace)
@@ -61,16 +68,18 @@ class DockerSandbox:
         import docker
 
         self._client = docker.from_env()
-        volumes = None
+        volumes: dict[str, dict[str, str]] = {
+            str(Path(p).resolve()): {"bind": str(Path(p).resolve()), "mode": "ro"} for p in extra_ro
+        }
         if self.workspace is not None:
-            volumes = {str(self.workspace): {"bind": WORKDIR, "mode": "rw"}}
+            volumes[str(self.workspace)] = {"bind": WORKDIR, "mode": "rw"}
         memory = f"{limits.memory_mb}m"
         self._container = self._client.containers.run(
             image,
             entrypoint=["sleep", "infinity"],
             detach=True,
             working_dir=WORKDIR,
-            volumes=volumes,
+            volumes=volumes or None,
             network_disabled=True,
             mem_limit=memory,
             memswap_limit=memory,  # equal: no swap beyond the memory limit

@@ -736,6 +736,7 @@ def make_sandbox(
     limits: Limits = Limits(),
     image: str | None = None,
     python: Path | None = None,
+    extra_ro: Sequence[Path] = (),
 ) -> Sandbox:
     """The best sandbox for ``workspace``: see the module docstring for the order.
 
@@ -745,6 +746,7 @@ def make_sandbox(
         limits: per-call limits.
         image: a Docker image ("docker" needs one; "auto" uses Docker only with one).
         python: the interpreter tests run with (bwrap and local).
+        extra_ro: more host paths to show read-only at the same place (bwrap, docker).
 
     >>> import tempfile, warnings
     >>> with tempfile.TemporaryDirectory() as repo, warnings.catch_warnings():
@@ -763,13 +765,13 @@ def make_sandbox(
         from turngym.envs.swe.docker_sandbox import DockerSandbox
 
         assert image is not None
-        return DockerSandbox(workspace, image=image, limits=limits)
+        return DockerSandbox(workspace, image=image, limits=limits, extra_ro=extra_ro)
     if kind == "bwrap":
-        return BwrapSandbox(workspace, limits=limits, python=python)
+        return BwrapSandbox(workspace, limits=limits, python=python, extra_ro=extra_ro)
     if kind == "auto":
         ok, why = bwrap_available()
         if ok:
-            return BwrapSandbox(workspace, limits=limits, python=python)
+            return BwrapSandbox(workspace, limits=limits, python=python, extra_ro=extra_ro)
         log.warning("make_sandbox: falling back on a LocalSandbox: %s", why)
     return LocalSandbox(workspace, limits=limits, python=python)
 
