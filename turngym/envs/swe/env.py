@@ -1,0 +1,274 @@
+"""``SWE-v0`` / ``SWE-Lite-v0``: fix a bug in a real repository with tools, graded by its tests.
+
+Each episode the agent gets a fresh copy of a task's repository at its base commit and
+the user's bug report. It acts with tool calls (``tools.TOOLS``: ``bash``, ``view``,
+``str_replace``, ``run_tests``, ...) inside a sandbox (bubblewrap by default, Docker when
+a task has an image and an engine answers, an unisolated local fallback with a warning)
+and ends with ``submit()``. The submission is the diff of the workspace against the
+base commit, graded as SWE-bench does (``grading.grade``): reward 1.0 when it resolves
+the task, else 0.0, with ``reward_parts`` (``f2p``, ``p2p``, ``applies``, ``submitted``)
+for shaped or gated rewards. An episode that runs out of turns is truncated without a
+grade (reward 0, ``submitted`` 0).
+
+The tasks: the bundled set (``tasks.bundled_tasks``; ``SWE-Lite-v0`` is its five
+easiest), or any list of ``SWETask`` (e.g. ``tasks.load_jsonl`` of SWE-bench / SWE-Gym
+files). ``task=`` fixes one; otherwise each reset draws one from the env's RNG, and
+``reset(options={"task": id})`` picks one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from turngym.calls import parse_call
+from turngym.core import Invalid, Outcome, TextEnv
+from turngym.envs.cache import cache_dir
+from turngym.envs.swe.grading import Grade, grade
+from turngym.envs.swe.sandbox import Limits, Sandbox, make_sandbox
+from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
+from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
+from turngym.envs.swe.workspace import Base, Workspace, prepare, read_private
+
+__all__ = ["SWEEnv", "SWELiteEnv"]
+
+_PATCH = "turngym-submission.patch"
+_MAX_PATCH = 5_000_000
+_MAX_ACTION = 200_000  # a create() may carry a whole file
+
+Call = tuple[str, dict[str, Any]]
+
+
+class SWEEnv(TextEnv[Call]):
+    """Repository bug-fixing with tools in a sandbox (SWE-bench format and grading).
+
+    Args:
+        task: instance id of the one task to play (default: drawn per reset).
+        tasks: the task set: a sequence of ``SWETask``, ``"bundled"`` or ``"lite"``.
+        sandbox: ``"auto"`` (Docker for image tasks when an engine answers, else
+            bubblewrap, else local), ``"bwrap"``, ``"docker"`` or ``"local"``.
+        limits: per-call sandbox limits (time, memory, processes, output).
+        tools: the tools offered (default: all of ``tools.TOOLS``; e.g. ``("bash",
+            "submit")`` for a bash-only agent). ``submit`` is always offered.
+        max_turns: tool calls before the episode is truncated.
+        invalid_action_penalty, max_invalid_actions, render_mode: as ``TextEnv``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import turngym
+        >>> env = gym.make("turngym/SWE-Lite-v0")  # doctest: +SKIP
+        >>> obs, info = env.reset(seed=0)  # doctest: +SKIP
+        >>> obs, reward, terminated, truncated, info = env.step('bash("ls")')  # doctest: +SKIP
+
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
+    max_action_length = _MAX_ACTION
+
+    def __init__(
+        self,
+        task: str | None = None,
+        *,
+        tasks: Sequence[SWETask] | str = "bundled",
+        sandbox: str = "auto",
+        limits: Limits | None = None,
+        tools: Sequence[str] | None = None,
+        max_turns: int = 40,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int | None = 10,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            invalid_action_penalty=invalid_action_penalty,
+            max_invalid_actions=max_invalid_actions,
+            render_mode=render_mode,
+        )
+        self.tasks = _task_set(tasks)
+        self.fixed = find_task(self.tasks, task) if task is not None else None
+        if sandbox not in ("auto", "bwrap", "docker", "local"):
+            raise ValueError(f"sandbox must be auto, bwrap, docker or local, got {sandbox!r}")
+        if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        offered = list(TOOLS) if tools is None else [*dict.fromkeys([*tools, "submit"])]
+        unknown = [name for name in offered if name not in TOOLS]
+        if unknown or isinstance(tools, str):
+            raise ValueError(f"tools must be names among {', '.join(TOOLS)}; got {tools!r}")
+        self.tools = {name: TOOLS[name] for name in offered}
+        self.sandbox_kind = sandbox
+        self.limits = limits or Limits()
+        self.max_turns = max_turns
+        self.task: SWETask | None = None
+        self.last_grade: Grade | None = None
+        self._root = Path(tempfile.mkdtemp(prefix="turngym-swe-"))
+        self._work = Workspace(self._root / "work")
+        self._judge = Workspace(self._root / "grade")
+        self._bases: dict[str, Base] = {}
+        self._sandboxes: dict[tuple[str, str | None], Sandbox] = {}
+        self._toolbox: Toolbox | None = None
+        self._last = ""
+        self._cleanup = weakref.finalize(self, _remove, self._root, self._sandboxes)
+
+    # -- episode -------------------------------------------------------------------------
+
+    def _reset(self, options: dict[str, Any]) -> str:
+        chosen = options.get("task")
+        if chosen is not None:
+            self.task = find_task(self.tasks, str(chosen))
+        elif self.fixed is not None:
+            self.task = self.fixed
+        else:
+            self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        base = self._base(self.task)
+        self._work.reset(base)
+        sandbox = self._sandbox(self._work, self.task)
+        if self._toolbox is None or self._toolbox.sandbox is not sandbox:
+            self._toolbox = Toolbox(self._work.root, sandbox, test_cmd=self.task.test_cmd)
+        self._toolbox.reset(self.task.test_cmd)
+        self.last_grade = None
+        self.instruction = self._intro(self.task, sandbox)
+        self._last = self.instruction
+        return self.instruction
+
+    def _parse(self, action: str) -> Call | Invalid:
+        return parse_call(action, self.tools, max_chars=_MAX_ACTION, json_calls=True)
+
+    def _apply(self, action: Call) -> Outcome:
+        name, args = action
+        assert self.task is not None and self._toolbox is not None
+        if name == "submit":
+            return self._submit()
+        try:
+            self._last = self._toolbox.call(name, args)
+            return Outcome(self._last, info={"tool": name, "tool_error": False})
+        except ToolError as error:
+            self._last = f"Error: {error}"
+            return Outcome(self._last, info={"tool": name, "tool_error": True})
+
+    def _submit(self) -> Outcome:
+        assert self.task is not None and self._toolbox is not None
+        patch, whole = self.submission()
+        task = self.task
+        judge = self._sandbox(self._judge, task)
+        if whole:
+            result = grade(task, patch, self._base(task), self._judge, judge)
+        else:
+            parts = {"f2p": 0.0, "p2p": 0.0, "applies": 0.0, "submitted": 1.0}
+            result = Grade(False, False, reward_parts=parts, log="the patch is too large")
+        self.last_grade = result
+        f2p = sum(result.tests.get(t) == "PASSED" for t in task.fail_to_pass)
+        p2p = sum(result.tests.get(t) == "PASSED" for t in task.pass_to_pass)
+        verdict = "resolved" if result.resolved else "not resolved"
+        self._last = (
+            f"Submitted: {verdict}. Patch {'applies' if result.applied else 'does not apply'}; "
+            f"failing tests fixed {f2p}/{len(task.fail_to_pass)}, "
+            f"passing tests kept {p2p}/{len(task.pass_to_pass)}."
+        )
+        info = {
+            "tool": "submit",
+            "tool_error": False,
+            "resolved": result.resolved,
+            "reward_parts": dict(result.reward_parts),
+            "tests": dict(result.tests),
+            "patch": patch,
+            "grade_seconds": result.seconds,
+        }
+        reward = 1.0 if result.resolved else 0.0
+        return Outcome(self._last, reward, terminated=True, success=result.resolved, info=info)
+
+    def submission(self) -> tuple[str, bool]:
+        """The workspace's diff against the base commit as (patch, whole).
+
+        Computed inside the sandbox (the workspace's git metadata is the agent's); new
+        files are included, files the tests leave behind (``__pycache__``) are not.
+        ``whole`` is False when the patch is larger than 5 MB.
+        """
+        assert self.task is not None and self._toolbox is not None
+        base = self._base(self.task)
+        git = "git -c safe.directory='*' -c core.hooksPath=/dev/null"
+        self._toolbox.sandbox.run(
+            f"{git} add -A >/dev/null 2>&1; "
+            f"{git} diff --cached --binary --no-color --no-ext-diff --no-textconv "
+            f"{base.commit} > .git/{_PATCH}"
+        )
+        return read_private(self._work.private(_PATCH), _MAX_PATCH)
+
+    def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
+        parts = {"f2p": 0.0, "p2p": 0.0, "applies": 0.0, "submitted": 0.0}
+        message = f"Out of turns ({self.max_turns}) before submit(); the episode ends ungraded."
+        return message, {"resolved": False, "reward_parts": parts}
+
+    def _extra_info(self) -> dict[str, Any]:
+        return {"task": self.task.instance_id} if self.task is not None else {}
+
+    def _render(self) -> str:
+        assert self.task is not None
+        return f"[{self.task.instance_id}, turn {self._turn}]\n{self._last}"
+
+    def close(self) -> None:
+        """Stop the sandboxes and remove the workspaces."""
+        self._cleanup()
+        super().close()
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def _base(self, task: SWETask) -> Base:
+        if task.instance_id not in self._bases:
+            self._bases[task.instance_id] = prepare(task)
+        return self._bases[task.instance_id]
+
+    def _sandbox(self, workspace: Workspace, task: SWETask) -> Sandbox:
+        image = task.image if task.source is None else None
+        key = (str(workspace.root), image)
+        if key not in self._sandboxes:
+            # The workspaces borrow git objects from the prepared bases in the cache.
+            (cache_dir() / "swe").mkdir(parents=True, exist_ok=True)
+            self._sandboxes[key] = make_sandbox(
+                workspace.root,
+                kind=self.sandbox_kind,
+                limits=self.limits,
+                image=image,
+                extra_ro=[cache_dir() / "swe"],
+            )
+        return self._sandboxes[key]
+
+    def _intro(self, task: SWETask, sandbox: Sandbox) -> str:
+        return (
+            f"You are fixing an issue in the repository {task.repo}, checked out at "
+            f"{sandbox.workdir}. Act with exactly one tool call per turn:\n"
+            f"{tool_help(self.tools)}\n"
+            "Reproduce the issue, fix the code (not the tests), run the tests, then "
+            f"call submit(). You have {self.max_turns} turns.\n\n"
+            f"<issue>\n{task.problem_statement}\n</issue>"
+        )
+
+
+class SWELiteEnv(SWEEnv):
+    """``SWE-Lite-v0``: ``SWEEnv`` on the five easiest bundled tasks."""
+
+    def __init__(self, task: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("tasks", "lite")
+        super().__init__(task, **kwargs)
+
+
+def _task_set(tasks: Sequence[SWETask] | str) -> tuple[SWETask, ...]:
+    if isinstance(tasks, str):
+        if tasks not in ("bundled", "lite"):
+            raise ValueError(f"tasks must be 'bundled', 'lite' or a list of SWETask, got {tasks!r}")
+        return bundled_tasks() if tasks == "bundled" else lite_tasks()
+    found = tuple(tasks)
+    if not found or not all(isinstance(t, SWETask) for t in found):
+        raise ValueError("tasks must be a non-empty sequence of SWETask")
+    return found
+
+
+def _remove(root: Path, sandboxes: dict[tuple[str, str | None], Sandbox]) -> None:
+    for sandbox in sandboxes.values():
+        with contextlib.suppress(Exception):
+            sandbox.close()
+    sandboxes.clear()
+    shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,389 @@
+"""The SWE agent's tools: function-call actions on the episode's workspace.
+
+An agent writes one call per turn, e.g. ``bash("ls")``, ``view("calc/ops.py", 10, 30)``
+or ``str_replace("calc/ops.py", "i < n", "i <= n")`` (Python call syntax with literal
+arguments, parsed by ``turngym.calls``, never evaluated), or the same as a JSON tool
+call ``{"name": "bash", "arguments": {"command": "ls"}}``; ``TOOL_SCHEMAS`` describes the
+tools in the JSON-schema form function-calling models and servers take.
+
+``bash`` (stateless per call, like mini-swe-agent), ``search`` and ``run_tests`` run in
+the sandbox. The file tools (``view``, ``create``, ``str_replace``, ``insert``,
+``undo_edit``, ``find_file``) work on the workspace folder directly, for speed: every
+path is resolved (symlinks included) and refused unless it stays inside the
+repository. ``submit`` is the env's (it ends the episode). Paths may be given relative
+to the repository root or absolute under the sandbox's view of it (``/testbed/...``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turngym.calls import REQUIRED, Kind, Param, usage
+from turngym.envs.swe.sandbox import ExecResult, Sandbox
+
+__all__ = ["TOOLS", "TOOL_SCHEMAS", "ToolError", "Toolbox", "tool_help"]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _line(value: object) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None  # type: ignore[return-value]
+
+
+_TEXT = Kind("string", _text, " in quotes")
+_LINE = Kind("line number", _line, " (an integer >= 0)")
+
+TOOLS: dict[str, tuple[Param, ...]] = {
+    "bash": (Param("command", _TEXT),),
+    "view": (Param("path", _TEXT), Param("start", _LINE, None), Param("end", _LINE, None)),
+    "create": (Param("path", _TEXT), Param("text", _TEXT)),
+    "str_replace": (Param("path", _TEXT), Param("old", _TEXT), Param("new", _TEXT)),
+    "insert": (Param("path", _TEXT), Param("line", _LINE), Param("text", _TEXT)),
+    "undo_edit": (Param("path", _TEXT),),
+    "find_file": (Param("name", _TEXT), Param("path", _TEXT, ".")),
+    "search": (Param("pattern", _TEXT), Param("path", _TEXT, ".")),
+    "run_tests": (Param("selection", _TEXT, ""),),
+    "submit": (),
+}
+"""Each tool's parameters, in order (``start``/``end``/``path``/``selection`` optional)."""
+
+_DOCS: dict[str, tuple[str, dict[str, str]]] = {
+    "bash": (
+        "Run a bash command in the repository root (a fresh shell each call; no network).",
+        {"command": "the command line"},
+    ),
+    "view": (
+        "Show a file with line numbers (optionally lines start..end), or list a directory.",
+        {"path": "file or directory", "start": "first line (1-based)", "end": "last line"},
+    ),
+    "create": (
+        "Create a file with this text, or overwrite it.",
+        {"path": "the file", "text": "its whole new content"},
+    ),
+    "str_replace": (
+        "Replace the one occurrence of `old` in a file by `new` (old must be unique).",
+        {"path": "the file", "old": "exact text to replace", "new": "the replacement"},
+    ),
+    "insert": (
+        "Insert text after a line (0 inserts at the top).",
+        {"path": "the file", "line": "the line to insert after", "text": "the text"},
+    ),
+    "undo_edit": ("Undo the last create/str_replace/insert on a file.", {"path": "the file"}),
+    "find_file": (
+        "Find files whose name matches a glob pattern (e.g. '*.py', 'test_*').",
+        {"name": "the name or glob", "path": "where to look (default: everywhere)"},
+    ),
+    "search": (
+        "Search file contents for an extended regular expression (grep -E).",
+        {"pattern": "the expression", "path": "file or directory (default: everywhere)"},
+    ),
+    "run_tests": (
+        "Run the repository's tests, or a selection such as 'tests/test_x.py::test_y'.",
+        {"selection": "test files or ids separated by spaces (default: all)"},
+    ),
+    "submit": ("Submit the current state of the repository as your fix (ends the task).", {}),
+}
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": _DOCS[name][0],
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    p.name: {
+                        "type": "integer" if p.kind is _LINE else "string",
+                        "description": _DOCS[name][1][p.name],
+                    }
+                    for p in params
+                },
+                "required": [p.name for p in params if p.default is REQUIRED],
+            },
+        },
+    }
+    for name, params in TOOLS.items()
+]
+"""The tools as OpenAI-style function schemas (``tools=`` of a chat completion request)."""
+
+
+def tool_help(tools: Mapping[str, Sequence[Param]] = TOOLS) -> str:
+    """One line per tool: its call form and what it does."""
+    return "\n".join(f"- {usage(n, p)}: {_DOCS[n][0]}" for n, p in tools.items())
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked (a missing file, an ambiguous replace...)."""
+
+
+@dataclass
+class _Edit:
+    path: Path
+    before: str | None  # None: the file did not exist
+
+
+class Toolbox:
+    """Runs tool calls on one workspace folder through one sandbox.
+
+    Args:
+        root: the workspace folder on this machine (the repository root).
+        sandbox: the sandbox bound to ``root``.
+        test_cmd: the command ``run_tests`` runs (selection appended).
+        max_lines: how many lines ``view`` shows without a range.
+        max_chars: the longest observation text (the rest is cut with a note).
+
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        sandbox: Sandbox,
+        *,
+        test_cmd: str,
+        max_lines: int = 400,
+        max_chars: int = 16_000,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.sandbox = sandbox
+        self.test_cmd = test_cmd
+        self.max_lines = max_lines
+        self.max_chars = max_chars
+        self._edits: list[_Edit] = []
+
+    def reset(self, test_cmd: str | None = None) -> None:
+        """Forget the edit history (a new episode), optionally with a new test command."""
+        self._edits.clear()
+        if test_cmd is not None:
+            self.test_cmd = test_cmd
+
+    def call(self, name: str, args: Mapping[str, Any]) -> str:
+        """The observation of one tool call (``submit`` is not a toolbox call).
+
+        Raises:
+            ToolError: the call cannot be done (the message says why).
+
+        """
+        method = getattr(self, f"_{name}", None)
+        if name == "submit" or method is None:
+            raise ToolError(f"{name} is not a toolbox tool")
+        return self._cut(method(**args))
+
+    # -- tools that run in the sandbox -------------------------------------------------
+
+    def _bash(self, command: str) -> str:
+        if not command.strip():
+            raise ToolError("the command is empty")
+        return _shown(self.sandbox.run(command))
+
+    def _search(self, pattern: str, path: str) -> str:
+        if not pattern:
+            raise ToolError("the pattern is empty")
+        where = self._inside(path)
+        command = (
+            "grep -rnIE --exclude-dir=.git -e "
+            f"{shlex.quote(pattern)} -- {shlex.quote(self._sandbox_path(where))} | head -n 201"
+        )
+        result = self.sandbox.run(command)
+        lines = result.output.splitlines()
+        if not lines:
+            return f"No match for {pattern!r}."
+        more = (
+            "\n(more than 200 matches; narrow the pattern or the path)" if len(lines) > 200 else ""
+        )
+        return "\n".join(lines[:200]) + more
+
+    def _run_tests(self, selection: str) -> str:
+        try:
+            chosen = " ".join(shlex.quote(s) for s in shlex.split(selection))
+        except ValueError as exc:
+            raise ToolError(f"cannot read the selection: {exc}") from None
+        result = self.sandbox.run(
+            f"{self.test_cmd} {chosen}".strip(), env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        )
+        return _shown(result)
+
+    # -- tools on the workspace folder -------------------------------------------------
+
+    def _view(self, path: str, start: int | None, end: int | None) -> str:
+        target = self._inside(path)
+        if target.is_dir():
+            return self._listing(target)
+        lines = self._read(target).splitlines()
+        first = max(1, start or 1)
+        last = min(len(lines), end if end is not None else first + self.max_lines - 1)
+        if first > max(len(lines), 1):
+            raise ToolError(f"{path} has {len(lines)} lines; start {first} is past the end")
+        shown = "\n".join(f"{n:6}\t{lines[n - 1]}" for n in range(first, last + 1))
+        rest = ""
+        if last < len(lines):
+            rest = f"\n({len(lines) - last} more lines; view({path!r}, {last + 1}) shows them)"
+        return (shown or "(empty file)") + rest
+
+    def _create(self, path: str, text: str) -> str:
+        target = self._inside(path)
+        if target.is_dir():
+            raise ToolError(f"{path} is a directory")
+        before = self._read(target) if target.exists() else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._write(target, text)
+        self._edits.append(_Edit(target, before))
+        verb = "Overwrote" if before is not None else "Created"
+        return f"{verb} {self._relative(target)} ({len(text.splitlines())} lines)."
+
+    def _str_replace(self, path: str, old: str, new: str) -> str:
+        target = self._inside(path)
+        text = self._read(target)
+        if not old:
+            raise ToolError("old is empty; give the exact text to replace")
+        count = text.count(old)
+        if count == 0:
+            raise ToolError(
+                f"old does not occur in {path}; view the file and copy the text exactly"
+            )
+        if count > 1:
+            lines = dict.fromkeys(text[:i].count("\n") + 1 for i in _occurrences(text, old))
+            raise ToolError(
+                f"old occurs {count} times in {path} (lines {', '.join(map(str, lines))}); "
+                "include more context so it is unique"
+            )
+        at = text.index(old)
+        self._write(target, text.replace(old, new, 1))
+        self._edits.append(_Edit(target, text))
+        line = text[:at].count("\n") + 1
+        return f"Edited {self._relative(target)}:\n{self._snippet(target, line, new)}"
+
+    def _insert(self, path: str, line: int, text: str) -> str:
+        target = self._inside(path)
+        before = self._read(target)
+        lines = before.splitlines(keepends=True)
+        if line > len(lines):
+            raise ToolError(f"{path} has {len(lines)} lines; insert after 0..{len(lines)}")
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        added = text if text.endswith("\n") else text + "\n"
+        self._write(target, "".join([*lines[:line], added, *lines[line:]]))
+        self._edits.append(_Edit(target, before))
+        return f"Inserted into {self._relative(target)}:\n{self._snippet(target, line + 1, added)}"
+
+    def _undo_edit(self, path: str) -> str:
+        target = self._inside(path)
+        for i in range(len(self._edits) - 1, -1, -1):
+            if self._edits[i].path == target:
+                edit = self._edits.pop(i)
+                if edit.before is None:
+                    target.unlink(missing_ok=True)
+                    return f"Undid the creation of {self._relative(target)}."
+                self._write(target, edit.before)
+                return f"Undid the last edit of {self._relative(target)}."
+        raise ToolError(f"no edit of {path} to undo")
+
+    def _find_file(self, name: str, path: str) -> str:
+        if not name:
+            raise ToolError("the name is empty")
+        where = self._inside(path)
+        found = []
+        for folder, dirs, files in os.walk(where):  # never follows symlinks
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            found += [Path(folder, f) for f in sorted(files) if fnmatch.fnmatch(f, name)]
+            if len(found) > 200:
+                break
+        if not found:
+            return f"No file named {name!r}."
+        shown = "\n".join(self._relative(f) for f in found[:200])
+        return shown + ("\n(more than 200 files; narrow the name)" if len(found) > 200 else "")
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _inside(self, path: str) -> Path:
+        """The host path of ``path``, refused unless it resolves inside the repository."""
+        if not path or "\0" in path:
+            raise ToolError("the path is empty or invalid")
+        workdir = self.sandbox.workdir.rstrip("/")
+        if path == workdir or path.startswith(workdir + "/"):
+            path = path[len(workdir) :].lstrip("/") or "."
+        elif path.startswith(str(self.root)):
+            path = path[len(str(self.root)) :].lstrip("/") or "."
+        elif path.startswith("/"):
+            raise ToolError(f"{path} is outside the repository ({workdir})")
+        target = (self.root / path).resolve()
+        if target != self.root and self.root not in target.parents:
+            raise ToolError(f"{path} leads outside the repository")
+        return target
+
+    def _read(self, target: Path) -> str:
+        if not target.exists():
+            raise ToolError(f"{self._relative(target)} does not exist")
+        if target.is_dir():
+            raise ToolError(f"{self._relative(target)} is a directory")
+        data = target.read_bytes()
+        if b"\0" in data[:8192]:
+            raise ToolError(f"{self._relative(target)} is a binary file")
+        return data.decode("utf-8", errors="replace")
+
+    def _write(self, target: Path, text: str) -> None:
+        target.write_text(text, encoding="utf-8")
+        owner = self.root.stat()
+        if os.geteuid() == 0 and target.stat().st_uid != owner.st_uid:
+            # The sandbox may run as the workspace's owner, not root: keep files theirs.
+            os.chown(target, owner.st_uid, owner.st_gid)
+
+    def _relative(self, target: Path) -> str:
+        return str(target.relative_to(self.root)) if target != self.root else "."
+
+    def _sandbox_path(self, target: Path) -> str:
+        return f"{self.sandbox.workdir.rstrip('/')}/{self._relative(target)}"
+
+    def _listing(self, folder: Path) -> str:
+        entries = []
+        for child in sorted(folder.iterdir()):
+            if child.name == ".git":
+                continue
+            entries.append(self._relative(child) + ("/" if child.is_dir() else ""))
+            if child.is_dir() and not child.is_symlink():
+                entries += [
+                    "  " + self._relative(c) + ("/" if c.is_dir() else "")
+                    for c in sorted(child.iterdir())
+                    if c.name != "__pycache__"
+                ]
+        return "\n".join(entries) or "(empty directory)"
+
+    def _snippet(self, target: Path, line: int, new: str) -> str:
+        lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
+        first = max(1, line - 3)
+        last = min(len(lines), line + new.count("\n") + 3)
+        return "\n".join(f"{n:6}\t{lines[n - 1]}" for n in range(first, last + 1))
+
+    def _cut(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        half = self.max_chars // 2
+        cut = len(text) - 2 * half
+        return f"{text[:half]}\n... ({cut} characters cut) ...\n{text[-half:]}"
+
+
+def _occurrences(text: str, part: str) -> Sequence[int]:
+    found, at = [], text.find(part)
+    while at != -1:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
+
+
+def _shown(result: ExecResult) -> str:
+    """A sandbox result as the agent sees it: output, then the exit status."""
+    notes = []
+    if result.timed_out:
+        notes.append("(the command ran out of time and was stopped)")
+    notes.append(f"(exit code {result.returncode})")
+    output = result.output.rstrip("\n")
+    return f"{output}\n{' '.join(notes)}" if output else " ".join(notes)
