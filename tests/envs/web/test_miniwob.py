@@ -109,3 +109,15 @@ def test_a_task_that_gives_its_utterance_with_fields_is_instructed_by_the_text(h
         assert obs.startswith(f"Task: {info['instruction']}\n")
     finally:
         env.close()
+
+
+def test_a_click_reaches_an_element_scrolled_out_of_its_box(host):
+    env = MiniWoBEnv(task="email-inbox")
+    try:
+        obs, info = env.reset(seed=7)  # Mandi's email is the 8th of a list 150 px tall
+        assert info["instruction"].startswith("Find the email by Mandi and click the trash")
+        assert re.search(r"StaticText 'Mandi'\n.*\n.*\n\s*\[15\] image", obs)
+        *_, reward, terminated, _, info = env.step("click(15)")
+        assert terminated and reward == 1.0
+    finally:
+        env.close()
