@@ -1,11 +1,12 @@
-"""Solvers of the MiniWoB tasks of small apps and menus.
+"""Solvers of the MiniWoB tasks of small apps, menus and a game.
 
-The email inbox, the social feed, jQuery UI menus, a multi-select list and a drawing
-in checkboxes.
+The email inbox, the social feed, jQuery UI menus, a multi-select list, a drawing in
+checkboxes and tic-tac-toe.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -20,6 +21,7 @@ from turngym.agents.experts.miniwob.episode import (
     fill,
     submit,
 )
+from turngym.envs.web.axtree import find_id
 
 # -- the email inbox -------------------------------------------------------------------
 
@@ -65,19 +67,23 @@ def _image_before(s: Episode, label: str) -> int:
 
 
 # Whether every icon of the task area that is shown has its picture (a CSS ``content``
-# image has no box until its file has loaded).
-_PICTURES_SHOWN = """[...document.querySelectorAll('#area *')].every(e =>
-  !getComputedStyle(e).content.startsWith('url(') || e.getClientRects().length === 0
-  || e.getBoundingClientRect().width > 0)"""
+# image has no box until its file has loaded), watched for up to 2 s as a person would.
+_PICTURES_SHOWN = """(async () => {
+  const shown = () => [...document.querySelectorAll('#area *')].every(e =>
+    !getComputedStyle(e).content.startsWith('url(') || e.getClientRects().length === 0
+    || e.getBoundingClientRect().width > 0);
+  for (let i = 0; i < 100 && !shown(); i++) await new Promise(r => setTimeout(r, 20));
+  return shown();
+})()"""
 
 
 def _pictures(s: Episode) -> Plan:
-    """Wait (``noop``, at most 5 turns) until the icons on screen have their pictures.
+    """Wait until the icons on screen have their pictures (``noop`` if one is slow).
 
     Privileged: the icons are CSS pictures; whether one has loaded (and so can be clicked)
     is read from its box in the page, as a person would see it appear.
     """
-    for _ in range(5):
+    for _ in range(3):
         if s.js(_PICTURES_SHOWN):
             return
         yield "noop()"
@@ -137,15 +143,20 @@ def _email_inbox_forward_nl(s: Episode) -> Plan:
     Both people are senders in the inbox: the one after "by"/"from" (or before "sent"
     or "wants his") wrote the email, the other gets it.
     """
-    senders = {name for name, _, _ in _inbox_rows(s)}
-    words = re.findall(r"[A-Za-z]+", s.goal)
-    named = [w for w in words if w in senders]
-    match = re.search(r"\b(?:by|from) ([A-Za-z]+)|([A-Za-z]+) (?:sent|wants his)", s.goal)
-    if match is None or not named:
+
+    def named(name: str, before: str = "", after: str = "") -> bool:
+        pattern = rf"{before}(?<![\w-]){re.escape(name)}(?![\w-]){after}"
+        return re.search(pattern, s.goal) is not None
+
+    senders = sorted(name for name, _, _ in _inbox_rows(s) if named(name))
+    writer = None
+    for name in senders:
+        if named(name, r"\b(?:by|from) ") or named(name, after=" (?:sent|wants his)"):
+            writer = name
+    if writer is None:
         raise Lost(s.goal)
-    sender = match.group(1) or match.group(2)
-    others = [w for w in named if w != sender]
-    yield from _email(s, "forward", sender, others[0] if others else sender)
+    others = [name for name in senders if name != writer]
+    yield from _email(s, "forward", writer, others[0] if others else writer)
 
 
 def _email_inbox_nl_turk(s: Episode) -> Plan:
@@ -184,20 +195,25 @@ def _posts(s: Episode) -> list[tuple[str, list[int]]]:
 
 
 def _until_changed(s: Episode, action: str, changed: str) -> Plan:
-    """Click an icon until the page shows ``changed`` (at most 4 tries).
+    """Click an icon until the page shows ``changed`` (at most 3 tries).
 
     An icon swaps its picture while the pointer is over it; the first time the new
-    picture has to load and a click meanwhile lands on the row behind it (nothing
-    happens there), so the oracle clicks again, as a person would.
+    picture has to load, and a click meanwhile lands on the row behind it (nothing
+    happens there), so the oracle waits for the picture and clicks again, as a person
+    would.
     """
-    for _ in range(4):
+    for _ in range(3):
+        yield from _pictures(s)
         yield action
         if changed in s.text:
             return
 
 
 def _social_media(s: Episode) -> Plan:
-    """Click the asked button on the asked user's post; menu actions open "more" first."""
+    """Click the asked button on the asked user's post; menu actions open "more" first.
+
+    Privileged: like ``_pictures`` (the icons are clicked once their pictures show).
+    """
     match = re.search(r'For the user (@\S+), click on the "(.+?)" button', s.goal)
     if match is None:
         raise Lost(s.goal)
@@ -223,9 +239,13 @@ def _social_media(s: Episode) -> Plan:
 
 
 def _toggle_posts(s: Episode, button: str, user: str, count: int | None) -> Plan:
-    """Turn on ``button`` on ``count`` (all: None) of ``user``'s posts, then Submit."""
+    """Turn on ``button`` on ``count`` (all: None) of ``user``'s posts, then Submit.
+
+    Privileged: like ``_pictures`` (the icons are clicked once their pictures show).
+    """
     index = (*_SOCIAL_BUTTONS, "Share").index(button)
     icons = [ids[index] for name, ids in _posts(s) if name == user]
+    yield from _pictures(s)
     for icon in icons[:count]:
         yield click(icon)
     yield submit(s)
@@ -310,11 +330,26 @@ def _click_menu(s: Episode) -> Plan:
     yield 'press("Enter")'
 
 
+# Whether a menu item reading the given text is shown, watched for up to 2 s.
+_ITEM_SHOWN = """(async () => {
+  const shown = () => [...document.querySelectorAll('.ui-menu-item')].some(e =>
+    e.textContent.trim() === %s && e.getClientRects().length > 0);
+  for (let i = 0; i < 100 && !shown(); i++) await new Promise(r => setTimeout(r, 20));
+  return shown();
+})()"""
+
+
 def _click_menu_2(s: Episode) -> Plan:
-    """Open the menu and click the asked item, opening "Playback" by keyboard if needed.
+    """Open the menu and click the asked item, hovering "Playback" open if it is there.
+
+    A submenu opens 300 ms after the pointer comes to its item (clicking the item only
+    points at it); the oracle watches for the item to appear, then looks (``noop``).
+    Opening it by keyboard instead races the menu's own close timer that the click on
+    "Menu" starts.
 
     Privileged: when the utterance shows an icon instead of a label, the icon is a CSS
-    sprite with no text, so the menu item with the same icon class is read from the page.
+    sprite with no text, so the menu item with the same icon class is read from the page;
+    whether the submenu has opened is read from the page.
     """
     labels = s.quoted()
     if len(labels) > 1:
@@ -327,11 +362,13 @@ def _click_menu_2(s: Episode) -> Plan:
             " return same.parentElement.textContent.trim(); })()"
         )
     yield click(s.find("button", "Menu"))
-    top = s.elements("menu")[0][0]
-    if label not in [n for _, n in _menu_items(s, top)]:
-        yield 'press("Tab")'
-        yield from _walk_menu(s, top, ["Playback"])
-        yield 'press("ArrowRight")'
+    if find_id(s.text, "menuitem", label) is None:
+        yield click(s.find("menuitem", "Playback"))
+        for _ in range(3):
+            if find_id(s.text, "menuitem", label) is not None:
+                break
+            s.js(_ITEM_SHOWN % json.dumps(label))
+            yield "noop()"
     yield click(s.find("menuitem", label))
 
 
@@ -374,6 +411,97 @@ def _number_checkboxes(s: Episode) -> Plan:
     yield submit(s)
 
 
+# -- tic-tac-toe -----------------------------------------------------------------------
+
+_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+
+# The opponent's "smart" move, as the task computes it: its checks in order, each giving
+# the first empty cell (the first of a triple) whose two partners hold one mark; the last
+# check that finds one wins. A win for the opponent comes before blocking the player.
+_CHECKS = (
+    ((0, 1, 2), (3, 4, 5), (6, 7, 8)),
+    ((1, 0, 2), (4, 3, 5), (7, 6, 8)),
+    ((2, 0, 1), (5, 3, 4), (8, 6, 7)),
+    ((0, 4, 8), (4, 0, 8), (8, 0, 4), (2, 4, 6), (4, 2, 6), (6, 2, 4)),
+    ((0, 3, 6), (3, 0, 6), (6, 0, 3)),
+    ((1, 4, 7), (4, 1, 7), (7, 1, 4)),
+    ((2, 5, 8), (5, 2, 8), (8, 2, 5)),
+)
+_RANDOM_MOVE = 0.55
+"""How often the opponent plays a random free cell instead of its smart move."""
+
+
+def _with(board: tuple[int, ...], cell: int, mark: int) -> tuple[int, ...]:
+    return (*board[:cell], mark, *board[cell + 1 :])
+
+
+def _won(board: tuple[int, ...], mark: int) -> bool:
+    return any(all(board[i] == mark for i in line) for line in _LINES)
+
+
+def _completing(board: tuple[int, ...], mark: int) -> int | None:
+    """The cell the opponent's checks find for ``mark`` (the last check that finds one)."""
+    found = None
+    for check in _CHECKS:
+        for cell, a, b in check:
+            if board[cell] == 0 and board[a] == board[b] == mark:
+                found = cell
+                break
+    return found
+
+
+def _value(board: tuple[int, ...], cell: int) -> float:
+    """The chance to win once X (1) plays ``cell`` on ``board``."""
+    after = _with(board, cell, 1)
+    return 1.0 if _won(after, 1) else _chance_after(after)
+
+
+@functools.cache
+def _win_chance(board: tuple[int, ...]) -> float:
+    """The chance to win from ``board`` with X to move, playing the best cell."""
+    return max((_value(board, c) for c, mark in enumerate(board) if mark == 0), default=0.0)
+
+
+def _chance_after(board: tuple[int, ...]) -> float:
+    """The chance to win once the opponent (O, -1) answers on ``board``."""
+    free = [i for i, mark in enumerate(board) if mark == 0]
+    if not free:
+        return 0.0  # a draw
+
+    def then(cell: int) -> float:
+        after = _with(board, cell, -1)
+        return 0.0 if _won(after, -1) else _win_chance(after)
+
+    random = sum(then(c) for c in free) / len(free)
+    smart = _completing(board, -1)
+    smart = _completing(board, 1) if smart is None else smart
+    return _RANDOM_MOVE * random + (1 - _RANDOM_MOVE) * (random if smart is None else then(smart))
+
+
+def _tic_tac_toe(s: Episode) -> Plan:
+    """Play X to maximise the chance of winning against the task's opponent.
+
+    The opponent plays a random cell 55% of the time and otherwise wins or blocks when
+    it can (as the task's script says), so each move is chosen by expectimax over that.
+    No play always wins against a random opponent: this one wins about 97% of games
+    when X starts and 73% when O does (a draw or a loss scores below zero).
+
+    Privileged: the board is drawn with CSS pictures on role-less cells, so the marks are
+    read from the page and a cell is clicked at its position.
+    """
+    marks = {"mark-x": 1, "mark-o": -1}
+    for _ in range(5):
+        classes: list[str] = s.js(
+            "[...document.querySelectorAll('.ttt-row span')].map(e => e.className)"
+        )
+        board = tuple(marks.get(c, 0) for c in classes)
+        free = [i for i, mark in enumerate(board) if mark == 0]
+        if not free:
+            return
+        cell = max(free, key=functools.partial(_value, board))
+        yield s.click_element(f"document.getElementById('ttt-{cell}')")
+
+
 SOLVERS: dict[str, Solver] = {
     "email-inbox": _email_inbox,
     "email-inbox-delete": _email_inbox,
@@ -392,5 +520,6 @@ SOLVERS: dict[str, Solver] = {
     "click-menu-2": _click_menu_2,
     "click-scroll-list": _click_scroll_list,
     "number-checkboxes": _number_checkboxes,
+    "tic-tac-toe": _tic_tac_toe,
 }
 """The solver of each of these tasks."""
