@@ -99,3 +99,25 @@ def test_unknown_task_says_which_exist():
 
 def test_conformance(host):
     check_text_env("turngym/miniwob.click-test-v0", n_fuzz=1000, reset_episodes=5)
+
+
+def test_a_task_that_gives_its_utterance_with_fields_is_instructed_by_the_text(host):
+    env = MiniWoBEnv(task="email-inbox-forward-nl")
+    try:
+        obs, info = env.reset(seed=0)
+        assert info["instruction"] == "Please find the message by Orel, then send it to Sean."
+        assert obs.startswith(f"Task: {info['instruction']}\n")
+    finally:
+        env.close()
+
+
+def test_a_click_reaches_an_element_scrolled_out_of_its_box(host):
+    env = MiniWoBEnv(task="email-inbox")
+    try:
+        obs, info = env.reset(seed=7)  # Mandi's email is the 8th of a list 150 px tall
+        assert info["instruction"].startswith("Find the email by Mandi and click the trash")
+        assert re.search(r"StaticText 'Mandi'\n.*\n.*\n\s*\[15\] image", obs)
+        *_, reward, terminated, _, info = env.step("click(15)")
+        assert terminated and reward == 1.0
+    finally:
+        env.close()

@@ -122,6 +122,10 @@ class MiniWoBEnv(BrowserEnv):
         )
         utterance = self._run(self._page.evaluate(start))
         self.raw_reward, self.reason = 0.0, None
+        # The natural-language tasks (``email-inbox-nl-turk``...) give the utterance with
+        # its slots, ``{"utterance": ..., "fields": {...}}``: the instruction is the text.
+        if isinstance(utterance, dict):
+            utterance = utterance.get("utterance", "")
         return str(utterance)
 
     def _finished(self) -> float | None:

@@ -537,15 +537,18 @@ class WebPage:
         return None
 
     async def _centre(self, backend: int) -> tuple[float, float] | str:
-        """The centre of the element's first box on screen (scrolled into view), or why not."""
+        """The centre of the element's first box on screen (scrolled into view), or why not.
+
+        The element is scrolled into view first (nothing moves when it is in view): one
+        inside a scrolled box (an inbox's list) may have its box inside the viewport yet
+        be clipped by the box, and a click at its centre would land on something else.
+        """
+        try:
+            await self._cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
+        except Exception:  # "Node is detached from document" and the like
+            self._check_alive()
+            return "is not visible (no box on screen)"
         point = await self._box_centre(backend)
-        if point is None:  # off screen (or not rendered): scroll to it and look again
-            try:
-                await self._cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
-            except Exception:  # "Node is detached from document" and the like
-                self._check_alive()
-                return "is not visible (no box on screen)"
-            point = await self._box_centre(backend)
         return point if point is not None else "is not visible (no box on screen)"
 
     async def _box_centre(self, backend: int) -> tuple[float, float] | None:
