@@ -7,6 +7,7 @@ repos' test suites run in temporary copies, two tasks at a time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import pytest
@@ -32,6 +34,8 @@ TEST_CMD = "python -m pytest -q -rA -p no:cacheprovider"
 FULL_SET = 22
 # `pytest -rA` summary lines: "PASSED tests/x.py::test_y", "FAILED tests/x.py::test_z - ...".
 OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)", re.MULTILINE)
+# The last line's own timing, "7 passed in 0.08s".
+SESSION_TIME = re.compile(r" in (\d+(?:\.\d+)?)s")
 
 
 def load(task_dir: Path) -> dict[str, Any]:
@@ -49,12 +53,13 @@ def is_test_file(path: str) -> bool:
 
 @dataclass
 class Runs:
-    """Per-test outcomes of a task's three pytest runs, plus the time each took."""
+    """Per-test outcomes of a task's three pytest runs, and their times (wall, pytest's own)."""
 
     base: dict[str, str] = field(default_factory=dict)
     with_tests: dict[str, str] = field(default_factory=dict)
     with_fix: dict[str, str] = field(default_factory=dict)
     seconds: list[float] = field(default_factory=list)
+    session_seconds: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
@@ -64,8 +69,13 @@ def _pytest(repo: Path, node_ids: list[str], runs: Runs) -> dict[str, str]:
     # The task's own command, with this interpreter (so pytest is importable) and the ids.
     cmd = [sys.executable, *TEST_CMD.split()[1:], *node_ids]
     start = time.perf_counter()
-    out = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    try:
+        out = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        runs.errors.append(f"pytest {' '.join(node_ids)} ran over 120 s")
+        return {}
     runs.seconds.append(time.perf_counter() - start)
+    runs.session_seconds += [float(s) for s in SESSION_TIME.findall(out.stdout)[-1:]]
     return {node: outcome for outcome, node in OUTCOME.findall(out.stdout)}
 
 
@@ -96,13 +106,27 @@ def run_task(task_dir: Path) -> Runs:
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, Runs]:
-    # Two workers: the repos' suites are tiny, so process start-up dominates.
+def runs(request: pytest.FixtureRequest) -> dict[str, Runs]:
+    """Run the selected tasks (all, unless ``-k`` picks some), two at a time."""
+    selected = [
+        item.callspec.params["task_dir"]
+        for item in request.session.items
+        if item.originalname == "test_tests_fail_before_and_pass_after_the_fix"
+    ]
+    # Two workers: the machine is shared, and each run is mostly interpreter start-up.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip((d.name for d in TASK_DIRS), pool.map(run_task, TASK_DIRS), strict=True))
-    times = sorted(t for r in results.values() for t in r.seconds)
-    if times:
-        print(f"\n{len(times)} pytest runs, median {times[len(times) // 2]:.2f}s")
+        results = dict(zip((d.name for d in selected), pool.map(run_task, selected), strict=True))
+    wall = [t for r in results.values() for t in r.seconds]
+    own = [t for r in results.values() for t in r.session_seconds]
+    if wall and own:
+        line = (
+            f"{len(wall)} pytest runs of {len(results)} task repos: median {median(wall):.2f}s "
+            f"wall (start-up included), {median(own):.2f}s in the tests (max {max(own):.2f}s)"
+        )
+        # Past output capture, so the timing shows without -s.
+        capture = request.config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            print("\n" + line)
     return results
 
 
@@ -129,12 +153,20 @@ def test_task_metadata(task_dir: Path):
 def test_patches_touch_the_right_files(task_dir: Path):
     task = load(task_dir)
     fixed = patched_files((task_dir / "fix.patch").read_text())
-    tested = patched_files((task_dir / "tests.patch").read_text())
+    tests_patch = (task_dir / "tests.patch").read_text()
+    tested = patched_files(tests_patch)
     assert fixed and tested
     assert not [p for p in fixed if is_test_file(p)], f"fix.patch touches tests: {fixed}"
     assert all(is_test_file(p) for p in tested), f"tests.patch touches non-tests: {tested}"
     if task["kind"] == "two-files":
         assert len(set(fixed)) >= 2, f"a two-files fix touches {fixed}"
+    # FAIL_TO_PASS tests are new: tests.patch adds their functions.
+    added = "\n".join(line for line in tests_patch.splitlines() if line.startswith("+"))
+    for node in task["FAIL_TO_PASS"]:
+        name = node.rsplit("::", 1)[-1].split("[")[0]
+        assert re.search(rf"^\+\s*(async )?def {name}\(", added, re.MULTILINE), (
+            f"{node} is not added by tests.patch"
+        )
 
 
 @pytest.mark.parametrize("task_dir", TASK_DIRS, ids=_ids)
