@@ -1,6 +1,6 @@
 import pytest
 
-from textkit import truncate, word_count
+from textkit import initials, truncate, word_count
 
 
 def test_word_count():
@@ -19,3 +19,8 @@ def test_truncate_long_text():
 def test_truncate_negative_width():
     with pytest.raises(ValueError):
         truncate("abc", -1)
+
+
+def test_initials():
+    assert initials("ada  lovelace") == "A.L."
+    assert initials("grace hopper", sep="") == "GH"

@@ -16,3 +16,8 @@ def truncate(text: str, width: int, ellipsis: str = "...") -> str:
         return ellipsis[:width]
     cut = text[: width - len(ellipsis)].rstrip()
     return cut + ellipsis
+
+
+def initials(name: str, sep: str = ".") -> str:
+    """Upper-case first letters of the words of ``name``, each followed by ``sep``."""
+    return "".join(word[0].upper() + sep for word in name.split())
