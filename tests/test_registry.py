@@ -21,11 +21,15 @@ _MINIWOB_SAMPLE = "turngym/miniwob.click-test-v0"
 _ROWS = [e for e in ENVS if not e.name.startswith("miniwob.") or e.id == _MINIWOB_SAMPLE]
 
 
+# CamelCase names, maybe in hyphenated parts (SWE-Lite), or miniwob.<task>; then -vN.
+_ID = r"turngym/([A-Z][A-Za-z0-9]+(-[A-Z][A-Za-z0-9]+)*|miniwob\.[a-z0-9-]+)-v\d+"
+
+
 def test_ids_are_namespaced_versioned_and_unique():
     ids = [e.id for e in ENVS]
     assert len(ids) == len(set(ids))
     for e in ENVS:
-        assert re.fullmatch(r"turngym/([A-Z][A-Za-z0-9]+|miniwob\.[a-z0-9-]+)-v\d+", e.id), e.id
+        assert re.fullmatch(_ID, e.id), e.id
         assert e.max_episode_steps is not None and e.max_episode_steps > 0
         assert e.description
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_TASKS
+from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_STOCHASTIC, MINIWOB_TASKS
 
 __all__ = ["ENVS", "GAMES", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
 
@@ -329,6 +329,28 @@ ENVS: tuple[EnvEntry, ...] = (
         description="WebArena-like shop admin: change an order's address or status, update a "
         "product, or look up a fact; 10 templates",
     ),
+    # -- swe (repositories in a bubblewrap sandbox; SWE-bench format and grading) --------
+    _e(
+        "SWE-v0",
+        "turngym.envs.swe.env:SWEEnv",
+        "swe",
+        40,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.swe:SWEOracle",
+        description="fix a reported bug in a small Python repo with bash/edit/test tools; "
+        "graded by hidden tests (SWE-bench style); task=... picks one",
+    ),
+    _e(
+        "SWE-Lite-v0",
+        "turngym.envs.swe.env:SWELiteEnv",
+        "swe",
+        40,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.swe:SWEOracle",
+        description="SWE-v0 on its five easiest bundled tasks",
+    ),
 )
 
 # -- games (PettingZoo AEC; gym.make gives one seat against opponents) ----------------
@@ -403,7 +425,7 @@ MINIWOB: tuple[EnvEntry, ...] = tuple(
         "web",
         20,
         finite_actions=False,
-        stochastic=False,
+        stochastic=task in MINIWOB_STOCHASTIC,
         expert=(
             "turngym.agents.experts.miniwob:MiniWoBOracle" if task in MINIWOB_ORACLES else None
         ),

@@ -1,5 +1,11 @@
 """The MiniWoB oracle: on every task it claims, it solves seeds 0..19 with valid actions
-(and the full reward: a few tasks count a partly right answer as a success)."""
+(and the full reward: a few tasks count a partly right answer as a success).
+
+Two kinds of task are held to what they allow: the geometry tasks grade a click by its
+distance from the exact point, and a click lands on whole pixels, so their reward is a
+little under 1 (``PARTIAL``: the least accepted); tic-tac-toe's opponent plays at random
+half the time, so no strategy always wins (``MINIWOB_STOCHASTIC``: most seeds won).
+"""
 
 from __future__ import annotations
 
@@ -12,11 +18,13 @@ import turngym  # noqa: F401  (registers the ids)
 from tests import system_deps
 from turngym.agents.experts.miniwob import SOLVERS, MiniWoBOracle
 from turngym.envs.web.browser import BrowserHost
-from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_TASKS
+from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_STOCHASTIC, MINIWOB_TASKS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, system_deps.chromium()]
 
 SEEDS = range(20)
+PARTIAL = {"bisect-angle": 0.9, "circle-center": 0.9, "find-midpoint": 0.9, "right-angle": 0.9}
+STOCHASTIC_WINS = 0.75
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +42,10 @@ def test_every_claimed_task_is_registered_and_has_a_solver():
 
 
 def _failures(task: str) -> list[str]:
-    """What went wrong on each seed of ``task`` that the oracle did not solve cleanly."""
+    """What went wrong on the seeds of ``task`` that the oracle did not solve cleanly."""
     env = gym.make(f"turngym/miniwob.{task}-v0")
     oracle = MiniWoBOracle(env)
-    failures = []
+    failures, lost = [], []
     try:
         for seed in SEEDS:
             obs, info = env.reset(seed=seed)
@@ -49,11 +57,15 @@ def _failures(task: str) -> list[str]:
                 done = terminated or truncated
                 if info["invalid_action"] or info.get("last_action_error"):
                     errors.append(info.get("invalid_reason") or info["last_action_error"])
-            if not info["success"] or reward < 1.0 or errors:
+            if errors:
                 failures.append(f"{task} seed {seed}: {actions} {errors}")
+            elif not info["success"] or reward < PARTIAL.get(task, 1.0):
+                lost.append(f"{task} seed {seed}: reward {reward} after {actions}")
     finally:
         env.close()
-    return failures
+    if task in MINIWOB_STOCHASTIC and len(lost) <= (1 - STOCHASTIC_WINS) * len(SEEDS):
+        lost = []
+    return failures + lost
 
 
 def test_the_oracle_solves_every_claimed_task_on_20_seeds(host):
