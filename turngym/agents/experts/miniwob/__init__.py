@@ -18,13 +18,13 @@ from typing import Any
 import gymnasium as gym
 
 from turngym.agents.base import BaseAgent, unwrap
-from turngym.agents.experts.miniwob import basic
+from turngym.agents.experts.miniwob import basic, forms
 from turngym.agents.experts.miniwob.episode import Episode, Plan, Solver
 from turngym.envs.web.miniwob import MiniWoBEnv
 
 __all__ = ["SOLVERS", "MiniWoBOracle"]
 
-SOLVERS: dict[str, Solver] = {**basic.SOLVERS}
+SOLVERS: dict[str, Solver] = {**basic.SOLVERS, **forms.SOLVERS}
 """The solver of each task the oracle knows."""
 
 
