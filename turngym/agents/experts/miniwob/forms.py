@@ -130,21 +130,29 @@ def _buy_ticket(s: Episode) -> Plan:
 
 
 def _autocomplete(s: Episode, field: int, typed: str) -> Plan:
-    """Type ``typed``, open its suggestions (ArrowDown) and click one that contains it."""
+    """Type ``typed``, open its suggestions and pick the first that contains it, by keys.
+
+    The keys (ArrowDown to each suggestion, Enter) reach suggestions that the list's own
+    scrolling hides, which a click on their id would miss.
+    """
     yield fill(field, typed)
     yield 'press("ArrowDown")'
-    item, pick = None, None  # a suggestion is a nameless listitem, then its text
+    suggestions = []  # a suggestion is a nameless listitem, then its text
+    item = None
     for line in s.text.splitlines():
         element = ELEMENT.match(line)
-        if element:
-            item = int(element.group(1)) if element.group(2) == "listitem" else item
+        if element and element.group(2) == "listitem":
+            item = int(element.group(1))
         text = STATIC.match(line)
-        if text and item is not None and typed in text.group(1):
-            pick = item
-            break
-    if pick is None:
+        if text and item is not None:
+            suggestions.append(text.group(1))
+            item = None
+    index = next((i for i, text in enumerate(suggestions) if typed in text), None)
+    if index is None:
         raise Lost(f"no suggestion for {typed!r}")
-    yield click(pick)
+    for _ in range(index + 1):
+        yield 'press("ArrowDown")'
+    yield 'press("Enter")'
 
 
 def _book_flight(s: Episode) -> Plan:
@@ -320,11 +328,14 @@ def _movie_search(s: Episode) -> Plan:
         raise Lost(s.goal)
     genre, director, year = match.groups()
     words = {"genre": genre, "director": director, "year": year, "released": year}
-    labels = [
-        next(value for word, value in words.items() if word in text.lower())
-        for text in s.statics()[1:]  # past the utterance
-        if any(word in text.lower() for word in words)
-    ]
+    labels = []  # a label is a text or a table's row header, not a piece of the utterance
+    for line in s.text.splitlines():
+        element, text = ELEMENT.match(line), STATIC.match(line)
+        header = element.group(3) if element and element.group(2) == "rowheader" else None
+        label = text.group(1) if text else header
+        found = [v for word, v in words.items() if label and word in label.lower()]
+        if label and found and label not in s.goal:
+            labels.append(found[0])
     boxes = [e for e, *_ in s.elements("textbox")]
     if len(labels) != 3 or len(boxes) != 3:
         raise Lost("expected three labelled boxes")
