@@ -129,28 +129,37 @@ def _buy_ticket(s: Episode) -> Plan:
     yield from _best_offer(s, match.group(1), "Book for")
 
 
-def _autocomplete(s: Episode, field: int, typed: str) -> Plan:
-    """Type ``typed``, open its suggestions and pick the first that contains it, by keys.
-
-    The keys (ArrowDown to each suggestion, Enter) reach suggestions that the list's own
-    scrolling hides, which a click on their id would miss.
-    """
-    yield fill(field, typed)
-    yield 'press("ArrowDown")'
-    suggestions = []  # a suggestion is a nameless listitem, then its text
-    item = None
+def _suggestions(s: Episode) -> list[str]:
+    """The texts of the open suggestion list (each a nameless listitem, then its text)."""
+    found, item = [], False
     for line in s.text.splitlines():
         element = ELEMENT.match(line)
         if element and element.group(2) == "listitem":
-            item = int(element.group(1))
+            item = True
         text = STATIC.match(line)
-        if text and item is not None:
-            suggestions.append(text.group(1))
-            item = None
-    index = next((i for i, text in enumerate(suggestions) if typed in text), None)
-    if index is None:
+        if text and item:
+            found.append(text.group(1))
+            item = False
+    return found
+
+
+def _autocomplete(s: Episode, field: int, typed: str) -> Plan:
+    """Type ``typed`` and take the first suggestion that contains it, by keys.
+
+    ArrowDown opens the list (unless the page opened it already) and then walks it; the
+    field shows the suggestion walked to, so the keys go on until it is the wanted one,
+    and Enter takes it. Keys also reach suggestions the list scrolls out of sight, which
+    a click on their id would miss.
+    """
+    yield fill(field, typed)
+    if not _suggestions(s):
+        yield 'press("ArrowDown")'
+    wanted = next((text for text in _suggestions(s) if typed in text), None)
+    if wanted is None:
         raise Lost(f"no suggestion for {typed!r}")
-    for _ in range(index + 1):
+    for _ in range(len(_suggestions(s)) + 1):
+        if _field_value(s, field) == wanted:
+            break
         yield 'press("ArrowDown")'
     yield 'press("Enter")'
 
