@@ -306,7 +306,11 @@ def _form_sequence_2(s: Episode) -> Plan:
 
 
 def _form_sequence_3(s: Episode) -> Plan:
-    """Choose the height in the drop-down, then click the named button."""
+    """Choose the height in the drop-down, then click the named button.
+
+    The drop-down is a styled list drawn over a native ``<select>``, which the tree
+    shows as a combobox; ``select`` sets that one.
+    """
     match = re.search(r'Choose (.+?) from the dropdown, .*labeled "(\w+)"', s.goal)
     if match is None:
         raise Lost(s.goal)
