@@ -44,7 +44,10 @@ def _date(goal: str) -> tuple[int, int, int]:
 
 
 def _pick_date(s: Episode, field: int, month: int, day: int, year: int) -> Plan:
-    """Open the jQuery date picker of ``field``, page to the month, click the day."""
+    """Open the jQuery date picker of ``field``, page to the month, click the day.
+
+    Months are paged with Prev and Next, and far back with the picker's Ctrl+PageUp.
+    """
     yield click(field)
     for _ in range(24):
         texts = s.statics()
@@ -61,7 +64,10 @@ def _pick_date(s: Episode, field: int, month: int, day: int, year: int) -> Plan:
         step = (year * 12 + month - 1) - (shown[1] * 12 + shown[0])
         if step == 0:
             break
-        yield click(s.find("link", "Prev" if step < 0 else "Next"))
+        if step <= -7:  # Ctrl+PageUp: a year back (or to the first month it allows)
+            yield 'press("Control+PageUp")'
+        else:
+            yield click(s.find("link", "Prev" if step < 0 else "Next"))
     yield click(s.find("link", str(day)))
 
 
