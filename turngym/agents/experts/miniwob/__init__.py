@@ -18,13 +18,18 @@ from typing import Any
 import gymnasium as gym
 
 from turngym.agents.base import BaseAgent, unwrap
-from turngym.agents.experts.miniwob import basic, inbox, visual
+from turngym.agents.experts.miniwob import basic, forms, inbox, visual
 from turngym.agents.experts.miniwob.episode import Episode, Plan, Solver
 from turngym.envs.web.miniwob import MiniWoBEnv
 
 __all__ = ["SOLVERS", "MiniWoBOracle"]
 
-SOLVERS: dict[str, Solver] = {**basic.SOLVERS, **inbox.SOLVERS, **visual.SOLVERS}
+SOLVERS: dict[str, Solver] = {
+    **basic.SOLVERS,
+    **forms.SOLVERS,
+    **inbox.SOLVERS,
+    **visual.SOLVERS,
+}
 """The solver of each task the oracle knows."""
 
 
