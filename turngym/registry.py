@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_STOCHASTIC, MINIWOB_TASKS
+from turngym.envs.web.miniwob_tasks import (
+    MINIWOB_ORACLES,
+    MINIWOB_STOCHASTIC,
+    MINIWOB_TASKS,
+    MINIWOB_TURNS,
+)
 
 __all__ = ["ENVS", "GAMES", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
 
@@ -423,13 +428,13 @@ MINIWOB: tuple[EnvEntry, ...] = tuple(
         f"miniwob.{task}-v0",
         "turngym.envs.web.miniwob:MiniWoBEnv",
         "web",
-        20,
+        MINIWOB_TURNS.get(task, 20),
         finite_actions=False,
         stochastic=task in MINIWOB_STOCHASTIC,
         expert=(
             "turngym.agents.experts.miniwob:MiniWoBOracle" if task in MINIWOB_ORACLES else None
         ),
-        kwargs=MappingProxyType({"task": task}),
+        kwargs=MappingProxyType({"task": task, "max_turns": MINIWOB_TURNS.get(task, 20)}),
         description=f"MiniWoB++ {task}: the task's page and reward, turngym's actions",
     )
     for task in MINIWOB_TASKS

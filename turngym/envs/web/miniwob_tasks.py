@@ -17,7 +17,7 @@ little under 1.
 
 from __future__ import annotations
 
-__all__ = ["MINIWOB_ORACLES", "MINIWOB_STOCHASTIC", "MINIWOB_TASKS"]
+__all__ = ["MINIWOB_ORACLES", "MINIWOB_STOCHASTIC", "MINIWOB_TASKS", "MINIWOB_TURNS"]
 
 MINIWOB_TASKS: tuple[str, ...] = (
     "ascending-numbers", "bisect-angle", "circle-center", "find-midpoint", "right-angle",
@@ -52,6 +52,13 @@ MINIWOB_ORACLES: frozenset[str] = frozenset(
     {
         "ascending-numbers",
         "bisect-angle",
+        "book-flight",
+        "book-flight-nodelay",
+        "buy-ticket",
+        "choose-date",
+        "choose-date-easy",
+        "choose-date-medium",
+        "choose-date-nodelay",
         "choose-list",
         "circle-center",
         "click-button",
@@ -83,8 +90,11 @@ MINIWOB_ORACLES: frozenset[str] = frozenset(
         "click-test-2",
         "click-test-transfer",
         "click-widget",
+        "copy-paste",
+        "copy-paste-2",
         "count-shape",
         "count-sides",
+        "daily-calendar",
         "email-inbox",
         "email-inbox-delete",
         "email-inbox-forward",
@@ -106,25 +116,36 @@ MINIWOB_ORACLES: frozenset[str] = frozenset(
         "find-word",
         "focus-text",
         "focus-text-2",
+        "form-sequence",
+        "form-sequence-2",
+        "form-sequence-3",
         "generate-number",
         "grid-coordinate",
         "guess-number",
         "identify-shape",
         "login-user",
+        "login-user-popup",
+        "multi-layouts",
+        "multi-orderings",
         "navigate-tree",
         "number-checkboxes",
         "odd-or-even",
+        "order-food",
+        "phone-book",
         "read-table",
         "read-table-2",
         "right-angle",
         "scroll-text",
         "scroll-text-2",
+        "search-engine",
         "sign-agreement",
         "simple-algebra",
         "simple-arithmetic",
         "social-media",
         "social-media-all",
         "social-media-some",
+        "terminal",
+        "text-editor",
         "text-transform",
         "tic-tac-toe",
         "unicode-test",
@@ -135,6 +156,9 @@ MINIWOB_ORACLES: frozenset[str] = frozenset(
     }
 )
 """The tasks ``agents.experts.miniwob.MiniWoBOracle`` solves (their registry rows name it)."""
+
+MINIWOB_TURNS: dict[str, int] = {"terminal": 40}
+"""Tasks that need more than the default 20 turns: the terminal reads one key a turn."""
 
 MINIWOB_STOCHASTIC: frozenset[str] = frozenset({"tic-tac-toe"})
 """Tasks where chance decides: tic-tac-toe's opponent plays a random cell half the time,

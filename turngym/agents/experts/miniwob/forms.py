@@ -589,7 +589,11 @@ def _terminal(s: Episode) -> Plan:
     """List the files (``ls``), then ``rm`` the shortest one with the asked extension.
 
     The terminal reads key presses only (typed or pasted text is ignored), one key a
-    turn, so a long file name (``hack_script.tar.gz``) needs more than 20 turns.
+    turn, so a long file name (``hack_script.tar.gz``) needs more than 20 turns: the
+    task is registered with 40. The page checks the extension where it FIRST occurs in
+    the name (``indexOf``), so ``thunderbird.rb`` does not count as ending in ``rb``; the
+    solver picks a file that passes the page's own check. Where none does (seed 31: the
+    only ``.rb`` file is ``thunderbird.rb``) no one can win the episode; the solver waits.
     """
     match = re.search(r"extension \.(\S+)", s.goal)
     extension = match.group(1) if match else ""
@@ -600,7 +604,11 @@ def _terminal(s: Episode) -> Plan:
     listing = next((texts[i + 1] for i, t in enumerate(texts[:-1]) if t == "ls"), "")
     files = listing.split()
     if extension:
-        fits = [f for f in files if f.endswith("." + extension)]
+        fits = [
+            f
+            for f in files
+            if f.endswith("." + extension) and f.find(extension) == len(f) - len(extension)
+        ]
     else:
         fits = [f for f in files if "." not in f]
     if not fits:
