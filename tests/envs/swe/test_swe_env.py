@@ -253,6 +253,20 @@ def test_bad_arguments_are_clear_errors(task):
         SWEEnv(tasks="everything")
     with pytest.raises(ValueError, match="max_turns"):
         SWEEnv(tasks=[task], max_turns=0)
+    with pytest.raises(ValueError, match="is not a file; give an interpreter"):
+        SWEEnv(tasks=[task], python="/no/such/python")
+
+
+def test_the_tests_run_with_the_python_given(task):
+    import sys
+
+    env = SWEEnv(tasks=[task], sandbox="bwrap", python=sys.executable)
+    try:
+        env.reset(seed=0)
+        obs, *_ = env.step('bash("python -c \\"import sys; print(sys.prefix)\\"")')
+        assert obs.splitlines()[0] == sys.prefix
+    finally:
+        env.close()
 
 
 def test_close_removes_the_workspaces(task):

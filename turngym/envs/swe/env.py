@@ -53,6 +53,8 @@ class SWEEnv(TextEnv[Call]):
         sandbox: ``"auto"`` (Docker for image tasks when an engine answers, else
             bubblewrap, else local), ``"bwrap"``, ``"docker"`` or ``"local"``.
         limits: per-call sandbox limits (time, memory, processes, output).
+        python: the interpreter the repository's tests run with, prepared once (e.g. a
+            venv with the repo's dependencies); default: the running one.
         tools: the tools offered (default: all of ``tools.TOOLS``; e.g. ``("bash",
             "submit")`` for a bash-only agent). ``submit`` is always offered.
         max_turns: tool calls before the episode is truncated.
@@ -77,6 +79,7 @@ class SWEEnv(TextEnv[Call]):
         tasks: Sequence[SWETask] | str = "bundled",
         sandbox: str = "auto",
         limits: Limits | None = None,
+        python: str | Path | None = None,
         tools: Sequence[str] | None = None,
         max_turns: int = 40,
         invalid_action_penalty: float = 0.0,
@@ -100,6 +103,9 @@ class SWEEnv(TextEnv[Call]):
             raise ValueError(f"tools must be names among {', '.join(TOOLS)}; got {tools!r}")
         self.tools = {name: TOOLS[name] for name in offered}
         self.sandbox_kind = sandbox
+        self.python = Path(python) if python is not None else None
+        if self.python is not None and not self.python.is_file():
+            raise ValueError(f"python={str(python)!r} is not a file; give an interpreter's path")
         self.limits = limits or Limits()
         self.max_turns = max_turns
         self.task: SWETask | None = None
@@ -232,6 +238,7 @@ class SWEEnv(TextEnv[Call]):
                 kind=self.sandbox_kind,
                 limits=self.limits,
                 image=image,
+                python=self.python,
                 extra_ro=[cache_dir() / "swe"],
             )
         return self._sandboxes[key]
