@@ -69,6 +69,29 @@ def test_fill_select_and_a_script_that_reads_them(env):
     assert "value='red shoes'" not in obs
 
 
+def test_each_env_has_its_own_clipboard(env):
+    """Chromium's clipboard is browser-wide: two envs on one browser must not share it."""
+    other = ToyEnv(max_turns=100)
+    try:
+        for e, word in ((env, "alpha"), (other, "beta")):
+            e.reset(seed=0)
+            obs, *_ = e.step('goto("/form")')
+            e.step(f'fill({_id(obs, "textbox", "Query")}, "{word}")')
+            e.step('press("Control+a")')
+            e.step('press("Control+c")')
+        obs, *_ = env.step(f'fill({_id(obs, "textbox", "Query")}, "")')
+        obs, *_ = env.step('press("Control+v")')
+        assert "value='alpha'" in obs and "beta" not in obs
+        obs, *_ = other.step('press("Control+a")')
+        obs, *_ = other.step('press("Control+x")')  # cut: the field empties, the text is kept
+        assert "value='beta'" not in obs
+        obs, *_ = other.step('press("Control+v")')
+        obs, *_ = other.step('press("Control+v")')
+        assert "value='betabeta'" in obs
+    finally:
+        other.close()
+
+
 def test_action_errors_are_reported_in_the_observation_not_raised(env):
     obs, _ = env.reset(seed=0)
     obs, *_ = env.step('goto("/form")')

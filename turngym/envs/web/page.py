@@ -32,6 +32,15 @@ from turngym.envs.web.browser import BrowserError, BrowserHost
 __all__ = ["LOAD_TIMEOUT_S", "CDPChannel", "WebPage"]
 
 _MAY_NAVIGATE = frozenset({"click", "mouse_click", "press", "select", "fill"})
+_COPY_CHORDS = frozenset({"control+c", "control+x", "meta+c", "meta+x"})
+_PASTE_CHORDS = frozenset({"control+v", "meta+v", "shift+insert"})
+# The text a copy would take: a text field's selected part, else the page's selection.
+_SELECTION = """(() => {
+  const e = document.activeElement;
+  if (e && typeof e.selectionStart === 'number' && typeof e.value === 'string')
+    return e.value.substring(e.selectionStart, e.selectionEnd);
+  return String(window.getSelection());
+})()"""
 LOAD_TIMEOUT_S = 10.0
 """How long a navigation may take before the action reports an error."""
 
@@ -160,6 +169,7 @@ class WebPage:
         """a JavaScript expression read with each observation (MiniWoB's reward)"""
         self.probe_value: Any = None
         self._popups: list[str] = []
+        self._clipboard = ""  # this tab's own: the browser's is shared by every env on it
         self._refused: list[str] = []  # navigations the guard stopped during this action
         self._tasks: set[asyncio.Future[Any]] = set()
 
@@ -480,6 +490,25 @@ class WebPage:
             )
         return error, tree
 
+    async def _press(self, key: str) -> str | None:
+        """Press a key or chord; copy, cut and paste use this tab's own clipboard.
+
+        Chromium's clipboard is one for the whole browser, so envs stepped at once on one
+        browser would paste each other's text: the selection a copy or cut chord takes is
+        kept here, and a paste chord types it (``Input.insertText``) instead.
+        """
+        chord = key.replace(" ", "").lower()
+        if chord in _PASTE_CHORDS:
+            await self._cdp.send("Input.insertText", {"text": self._clipboard})
+            return None
+        if chord in _COPY_CHORDS:
+            evaluated = await self._cdp.send(
+                "Runtime.evaluate", {"expression": _SELECTION, "returnByValue": True}
+            )
+            self._clipboard = str(evaluated.get("result", {}).get("value") or "")
+        await self._page.keyboard.press(key)
+        return None
+
     async def _execute(self, action: WebAction) -> str | None:
         name, args = action.name, action.args
         if name == "noop":
@@ -494,8 +523,7 @@ class WebPage:
             await self._settle()
             return None
         if name == "press":
-            await self._page.keyboard.press(args[0])
-            return None
+            return await self._press(args[0])
         if name == "scroll":
             await self._cdp.send(
                 "Runtime.evaluate", {"expression": f"window.scrollBy({args[0]}, {args[1]})"}
