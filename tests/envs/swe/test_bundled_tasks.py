@@ -111,7 +111,7 @@ def runs(request: pytest.FixtureRequest) -> dict[str, Runs]:
     selected = [
         item.callspec.params["task_dir"]
         for item in request.session.items
-        if item.originalname == "test_tests_fail_before_and_pass_after_the_fix"
+        if getattr(item, "originalname", None) == "test_tests_fail_before_and_pass_after_the_fix"
     ]
     # Two workers: the machine is shared, and each run is mostly interpreter start-up.
     with ThreadPoolExecutor(max_workers=2) as pool:

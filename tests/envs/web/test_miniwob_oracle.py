@@ -1,4 +1,4 @@
-"""The MiniWoB oracle: on every task it claims, it solves seeds 0..19 with valid actions
+"""The MiniWoB oracle: on every task it claims, it solves the seeds with valid actions
 (and the full reward: a few tasks count a partly right answer as a success).
 
 Two kinds of task are held to what they allow: the geometry tasks grade a click by its
@@ -9,6 +9,7 @@ half the time, so no strategy always wins (``MINIWOB_STOCHASTIC``: most seeds wo
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import gymnasium as gym
@@ -22,7 +23,9 @@ from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_STOCHASTIC, 
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, system_deps.chromium()]
 
-SEEDS = range(20)
+# CI plays seeds 0..9 of each of the 103 tasks (about 3.5 minutes on 2 cores); set
+# TURNGYM_MINIWOB_ORACLE_SEEDS=20 for the full proof (all 103 tasks passed it, 7 minutes).
+SEEDS = range(int(os.environ.get("TURNGYM_MINIWOB_ORACLE_SEEDS", "10")))
 PARTIAL = {"bisect-angle": 0.9, "circle-center": 0.9, "find-midpoint": 0.9, "right-angle": 0.9}
 STOCHASTIC_WINS = 0.75
 
@@ -46,8 +49,9 @@ def _failures(task: str) -> list[str]:
     env = gym.make(f"turngym/miniwob.{task}-v0")
     oracle = MiniWoBOracle(env)
     failures, lost = [], []
+    seeds = range(20) if task in MINIWOB_STOCHASTIC else SEEDS  # a win rate needs the sample
     try:
-        for seed in SEEDS:
+        for seed in seeds:
             obs, info = env.reset(seed=seed)
             oracle.reset()
             actions, done, errors = [], False, []
@@ -63,13 +67,13 @@ def _failures(task: str) -> list[str]:
                 lost.append(f"{task} seed {seed}: reward {reward} after {actions}")
     finally:
         env.close()
-    if task in MINIWOB_STOCHASTIC and len(lost) <= (1 - STOCHASTIC_WINS) * len(SEEDS):
+    if task in MINIWOB_STOCHASTIC and len(lost) <= (1 - STOCHASTIC_WINS) * len(seeds):
         lost = []
     return failures + lost
 
 
-def test_the_oracle_solves_every_claimed_task_on_20_seeds(host):
-    with ThreadPoolExecutor(3) as pool:  # three tabs at once on the one browser
+def test_the_oracle_solves_every_claimed_task(host):
+    with ThreadPoolExecutor(4) as pool:  # four tabs at once on the one browser
         failures = [f for found in pool.map(_failures, sorted(MINIWOB_ORACLES)) for f in found]
     assert not failures, "\n".join(failures)
 
