@@ -19,7 +19,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,6 @@ __all__ = [
     "lite_tasks",
     "load_jsonl",
     "swebench_image",
-    "with_commit",
 ]
 
 DATA = Path(__file__).parent / "data"
@@ -265,8 +264,3 @@ def find_task(tasks: Sequence[SWETask], name: str) -> SWETask:
         what = "no task" if not found else f"{len(found)} tasks"
         raise ValueError(f"{what} named {name!r}; the tasks are: {ids}")
     return found[0]
-
-
-def with_commit(task: SWETask, commit: str) -> SWETask:
-    """The task with its ``base_commit`` filled in."""
-    return replace(task, base_commit=commit)
