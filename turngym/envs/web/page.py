@@ -306,6 +306,11 @@ class WebPage:
         error = await self.goto(path)
         if error is None:
             await self._cdp.send("Page.resetNavigationHistory")
+            # Chromium builds an element's accessibility object on the first tree read
+            # and keeps the role it found then: an <svg> a task fills after loading reads
+            # as "image" or not depending on whether a read came first. Reading the
+            # loaded document once here makes that the same every episode.
+            await self._cdp.send("Accessibility.getFullAXTree")
         return error
 
     async def evaluate(self, expression: str) -> Any:
