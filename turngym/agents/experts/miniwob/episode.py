@@ -49,6 +49,10 @@ _POINT = """(async () => {
   if (!el) return null;
   for (let i = 0; i < 100 && window.jQuery && jQuery(':animated').length; i++)
     await new Promise(r => setTimeout(r, 20));
+  // Images still loading move everything below them when they arrive (order-food's
+  // type icons have a width and no height): a point read before that misses.
+  for (let i = 0; i < 100 && [...document.images].some(im => !im.complete); i++)
+    await new Promise(r => setTimeout(r, 20));
   el.scrollIntoView({block: 'nearest'});
   await new Promise(r => requestAnimationFrame(r));
   const b = el.getBoundingClientRect();
