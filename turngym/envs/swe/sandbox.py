@@ -443,6 +443,64 @@ def _outermost(paths: Sequence[str], covered: Sequence[str]) -> list[str]:
 # --------------------------------------------------------------------------- bwrap
 
 
+def bwrap_command(
+    workspace: Path, python: Path | None = None, extra_ro: Sequence[Path] = ()
+) -> tuple[list[str], dict[str, str]]:
+    """The bwrap arguments (without the command) and the environment to run them with.
+
+    The sandbox of ``BwrapSandbox`` (read-only system, ``workspace`` writable at
+    ``/testbed``, no network), without its per-call limits: for an interactive shell.
+    """
+    exe = shutil.which("bwrap")
+    assert exe is not None
+    args = [exe, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL"]
+    args += ["--ro-bind", "/usr", "/usr", *_system_links()]
+    args += ["--ro-bind", "/etc", "/etc"]
+    for path in _MASKED_FILES:
+        if os.path.isfile(path):
+            args += ["--ro-bind", "/dev/null", path]
+    for path in _MASKED_DIRS:
+        if os.path.isdir(path):
+            args += ["--tmpfs", path]
+    for path in _SYSTEM_DIRS[1:-1]:  # a host without merged /usr has real directories
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--ro-bind", path, path]
+    # a private /tmp first: a python installed under /tmp is bound over it below
+    args += ["--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    python = Path(sys.executable) if python is None and sys.executable else python
+    path_dirs = []
+    ro: list[str] = []
+    if python is not None:
+        if not Path(python).is_file():
+            raise ValueError(f"python={str(python)!r} is not a file: give an interpreter path")
+        python = Path(os.path.abspath(python))  # not resolved: a venv's link is the venv
+        bin_dir, ro = _python_paths(python)
+        path_dirs.append(bin_dir)
+        for name in ("python", "python3"):  # shims only where the bin dir lacks the name
+            if not Path(bin_dir, name).exists():
+                args += ["--symlink", str(python), f"{_SHIM_DIR}/{name}"]
+        path_dirs.append(_SHIM_DIR)
+    for extra in extra_ro:
+        if not Path(extra).exists():
+            raise ValueError(f"extra_ro path {str(extra)!r} does not exist")
+        ro.append(str(Path(extra).resolve()))
+    for path in _outermost(ro, covered=["/usr", "/etc"]):
+        args += ["--ro-bind", path, path]
+    args += ["--bind", str(_check_workspace(workspace)), WORKDIR]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]
+    path_dirs += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+    env = {
+        "PATH": ":".join(path_dirs),
+        "HOME": "/tmp/home",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "PAGER": "cat",
+        "GIT_PAGER": "cat",
+    }
+    return args, env
+
+
 class BwrapSandbox:
     """Runs commands in bubblewrap: read-only system, workspace at /testbed, no network.
 
@@ -489,7 +547,7 @@ class BwrapSandbox:
             raise RuntimeError(f"BwrapSandbox cannot run here: {why}")
         self._lock = threading.Lock()
         self._closed = False
-        self._argv, self._env = self._command_line(python, extra_ro)
+        self._argv, self._env = bwrap_command(self.workspace, python, extra_ro)
         self._cgroups = CgroupSet(processes=limits.processes, memory_mb=limits.memory_mb)
         self._finalizer = weakref.finalize(self, self._cgroups.remove)
         has = self._cgroups.dirs
@@ -504,59 +562,6 @@ class BwrapSandbox:
         self._prelude = self._cgroups.attach_script(_SETUP_FAILED) + _rlimits_script(
             limits, cpu=True, memory="memory" not in has, processes="pids" not in has
         )
-
-    def _command_line(
-        self, python: Path | None, extra_ro: Sequence[Path]
-    ) -> tuple[list[str], dict[str, str]]:
-        """The bwrap arguments (without the command) and the environment inside."""
-        exe = shutil.which("bwrap")
-        assert exe is not None
-        args = [exe, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL"]
-        args += ["--ro-bind", "/usr", "/usr", *_system_links()]
-        args += ["--ro-bind", "/etc", "/etc"]
-        for path in _MASKED_FILES:
-            if os.path.isfile(path):
-                args += ["--ro-bind", "/dev/null", path]
-        for path in _MASKED_DIRS:
-            if os.path.isdir(path):
-                args += ["--tmpfs", path]
-        for path in _SYSTEM_DIRS[1:-1]:  # a host without merged /usr has real directories
-            if os.path.isdir(path) and not os.path.islink(path):
-                args += ["--ro-bind", path, path]
-        # a private /tmp first: a python installed under /tmp is bound over it below
-        args += ["--tmpfs", "/tmp", "--dir", "/tmp/home"]
-        python = Path(sys.executable) if python is None and sys.executable else python
-        path_dirs = []
-        ro: list[str] = []
-        if python is not None:
-            if not Path(python).is_file():
-                raise ValueError(f"python={str(python)!r} is not a file: give an interpreter path")
-            python = Path(os.path.abspath(python))  # not resolved: a venv's link is the venv
-            bin_dir, ro = _python_paths(python)
-            path_dirs.append(bin_dir)
-            for name in ("python", "python3"):  # shims only where the bin dir lacks the name
-                if not Path(bin_dir, name).exists():
-                    args += ["--symlink", str(python), f"{_SHIM_DIR}/{name}"]
-            path_dirs.append(_SHIM_DIR)
-        for extra in extra_ro:
-            if not Path(extra).exists():
-                raise ValueError(f"extra_ro path {str(extra)!r} does not exist")
-            ro.append(str(Path(extra).resolve()))
-        for path in _outermost(ro, covered=["/usr", "/etc"]):
-            args += ["--ro-bind", path, path]
-        args += ["--bind", str(self.workspace), WORKDIR]
-        args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]
-        path_dirs += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
-        env = {
-            "PATH": ":".join(path_dirs),
-            "HOME": "/tmp/home",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "TERM": "dumb",
-            "PAGER": "cat",
-            "GIT_PAGER": "cat",
-        }
-        return args, env
 
     def run(
         self,
