@@ -26,7 +26,7 @@ tour: $(STAMP)
 
 ## test: install system packages (as root), then run the whole test suite
 test: $(STAMP) system-deps
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist worksteal -q
 
 ## lint: ruff and mypy
 lint: $(STAMP)

@@ -7,7 +7,17 @@ packages=(
   stockfish   # /usr/games/stockfish: the chess engine behind Chess-v0 / ChessEndgame-v0
   chromium    # /usr/bin/chromium: the browser of the web envs (driven by Playwright)
   bubblewrap  # /usr/bin/bwrap: the sandbox of the SWE envs (agent commands, repo tests)
+  xvfb        # /usr/bin/Xvfb: the X server of the desktop envs
+  xterm       # the desktop envs' terminal (its shell runs in bubblewrap)
+  xdotool     # the desktop envs' input fallback where XTEST is missing
+  fonts-dejavu-core  # the fonts the desktop apps and the terminal draw with
+  libtk8.6    # Tk, which the desktop apps (tkinter) are written in
 )
+# Debian's own Python keeps tkinter in a package of its own.
+if ! python3 -c "import tkinter" >/dev/null 2>&1 && [ -x /usr/bin/python3 ] \
+  && [ "$(command -v python3)" = /usr/bin/python3 ]; then
+  packages+=(python3-tk)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

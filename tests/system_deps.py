@@ -58,3 +58,21 @@ def bubblewrap() -> pytest.MarkDecorator:
         not ok and not REQUIRED,
         reason=f"{why}; `make test` installs bubblewrap as root",
     )
+
+
+def x11_found() -> bool:
+    """Whether Xvfb, python-xlib and Tk are there (the desktop envs' X server and apps)."""
+    import importlib.util
+    import shutil
+
+    modules = ("Xlib", "mss", "tkinter")
+    return shutil.which("Xvfb") is not None and all(importlib.util.find_spec(m) for m in modules)
+
+
+def x11() -> pytest.MarkDecorator:
+    """Skip unless Xvfb, python-xlib, mss and Tk are installed (the desktop envs)."""
+    return needs(
+        x11_found(),
+        "Xvfb (+ python-xlib, mss, Tk)",
+        "apt-get install xvfb xterm; pip install 'turngym[gui]'",
+    )

@@ -37,3 +37,20 @@ def test_sb3_frozenlake_learns():
     out = _run(str(EXAMPLES / "sb3_frozenlake.py"))
     after = float(out.split("success after training:")[1].split()[0])
     assert "success before training: 0.0" in out and after >= 0.9
+
+
+def test_gui_agents_demo(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "gui_agents.py"), "--episodes", "10"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ScreenGraph-v0  expert success: 1.00" in out.stdout
+    assert (tmp_path / "runs/gui_demo/screen_graph.png").stat().st_size > 1000
+    if "skipped" not in out.stdout:  # the desktop half needs Xvfb
+        assert "gui.notes-create-v0  oracle success: 1.00" in out.stdout

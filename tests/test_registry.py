@@ -13,16 +13,28 @@ import turngym
 from tests import system_deps
 from turngym.registry import ENVS, entry, load
 
-# Web rows need Chromium: where it is missing (and CI does not require it) they skip.
+# Web rows need Chromium, desktop rows Xvfb: where one is missing (and CI does not
+# require it) its rows skip.
 _NO_BROWSER = not system_deps.chromium_found() and not system_deps.REQUIRED
-# The MiniWoB rows share one class (tests/envs/web/test_miniwob.py opens every task);
-# one stands for them here.
-_MINIWOB_SAMPLE = "turngym/miniwob.click-test-v0"
-_ROWS = [e for e in ENVS if not e.name.startswith("miniwob.") or e.id == _MINIWOB_SAMPLE]
+_NO_X11 = not system_deps.x11_found() and not system_deps.REQUIRED
+# The MiniWoB rows share one class (tests/envs/web/test_miniwob.py opens every task), and
+# so do the desktop task rows (tests/envs/gui/test_tasks.py): one stands for each here.
+_SAMPLES = {"miniwob.": "turngym/miniwob.click-test-v0", "gui.": "turngym/gui.notes-create-v0"}
+_ROWS = [
+    e
+    for e in ENVS
+    if not any(e.name.startswith(prefix) and e.id != id_ for prefix, id_ in _SAMPLES.items())
+]
 
 
-# CamelCase names, maybe in hyphenated parts (SWE-Lite), or miniwob.<task>; then -vN.
-_ID = r"turngym/([A-Z][A-Za-z0-9]+(-[A-Z][A-Za-z0-9]+)*|miniwob\.[a-z0-9-]+)-v\d+"
+def _missing(row) -> bool:
+    """Whether the row's system package is missing here (its tests skip)."""
+    return (row.family == "web" and _NO_BROWSER) or (row.family == "gui" and _NO_X11)
+
+
+# CamelCase names, maybe in hyphenated parts (SWE-Lite), or miniwob.<task> / gui.<task>;
+# then -vN.
+_ID = r"turngym/([A-Z][A-Za-z0-9]+(-[A-Z][A-Za-z0-9]+)*|(miniwob|gui)\.[a-z0-9-]+)-v\d+"
 
 
 def test_ids_are_namespaced_versioned_and_unique():
@@ -36,13 +48,17 @@ def test_ids_are_namespaced_versioned_and_unique():
 
 @pytest.mark.parametrize("row", _ROWS, ids=lambda e: e.name)
 def test_every_row_makes_its_env_and_expert(row):
-    if row.family == "web" and _NO_BROWSER:
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    if _missing(row):
+        pytest.skip(f"the {row.family} envs' system package is not installed")
     env = gym.make(row.id)
     assert env.spec is not None and env.spec.max_episode_steps == row.max_episode_steps
     obs, info = env.reset(seed=0)
-    assert isinstance(obs, str) and obs
-    assert ("legal_actions" in info) == row.finite_actions
+    text = obs["text"] if isinstance(obs, dict) else obs  # pixel envs: {"text", "screenshot"}
+    assert isinstance(text, str) and text
+    # ScreenGraph lists its widgets' canonical clicks though click(x, y) takes any pixel:
+    # a GUI env may give legal_actions without finite_actions.
+    listed = "legal_actions" in info
+    assert listed == row.finite_actions or (listed and row.family == "gui")
     if row.expert:
         assert callable(load(row.expert))
     env.close()
@@ -69,9 +85,7 @@ def _installed() -> bool:
     return True
 
 
-_SKIPPED_IN_FRESH_INTERPRETER = [
-    e.id for e in ENVS if (e.family == "web" and _NO_BROWSER) or e not in _ROWS
-]
+_SKIPPED_IN_FRESH_INTERPRETER = [e.id for e in ENVS if _missing(e) or e not in _ROWS]
 
 
 @pytest.mark.skipif(not _installed(), reason="turngym is not pip-installed (run `make test`)")
@@ -83,18 +97,20 @@ def test_gym_make_works_in_a_fresh_interpreter_without_importing_turngym(tmp_pat
         f"skip = {_SKIPPED_IN_FRESH_INTERPRETER!r}\n"
         "for env_id in [k for k in gym.registry if k.startswith('turngym/') and k not in skip]:\n"
         "    env = gym.make(env_id)\n"
-        "    made[env_id] = isinstance(env.reset(seed=0)[0], str)\n"
+        "    obs = env.reset(seed=0)[0]\n"
+        "    made[env_id] = isinstance(obs['text'] if isinstance(obs, dict) else obs, str)\n"
+        "    env.close()\n"
         "print(json.dumps(made))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
     )
     made = json.loads(out.stdout.strip().splitlines()[-1])
-    assert made == {e.id: True for e in _ROWS if not (e.family == "web" and _NO_BROWSER)}
+    assert made == {e.id: True for e in _ROWS if not _missing(e)}
 
 
 def test_import_is_light():
-    heavy = "('torch', 'transformers', 'playwright', 'ray', 'vllm', 'docker')"
+    heavy = "('torch', 'transformers', 'playwright', 'ray', 'vllm', 'docker', 'Xlib', 'mss')"
     code = f"import sys, turngym; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from turngym.envs.gui.tasks import TASKS as GUI_TASKS
 from turngym.envs.web.miniwob_tasks import (
     MINIWOB_ORACLES,
     MINIWOB_STOCHASTIC,
@@ -21,7 +22,7 @@ from turngym.envs.web.miniwob_tasks import (
     MINIWOB_TURNS,
 )
 
-__all__ = ["ENVS", "GAMES", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
+__all__ = ["ENVS", "GAMES", "GUI", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
 
 NAMESPACE = "turngym"
 
@@ -334,6 +335,18 @@ ENVS: tuple[EnvEntry, ...] = (
         description="WebArena-like shop admin: change an order's address or status, update a "
         "product, or look up a fact; 10 templates",
     ),
+    # -- gui -----------------------------------------------------------------------------
+    _e(
+        "ScreenGraph-v0",
+        "turngym.envs.gui.screen_graph:ScreenGraphEnv",
+        "gui",
+        30,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.screen_graph:ScreenGraphExpert",
+        description="open a named screen of a drawn app by clicking icons (GUI Exploration "
+        "Lab style); text + screenshot observations, click(x, y) or click(index)",
+    ),
     # -- swe (repositories in a bubblewrap sandbox; SWE-bench format and grading) --------
     _e(
         "SWE-v0",
@@ -440,6 +453,23 @@ MINIWOB: tuple[EnvEntry, ...] = tuple(
     for task in MINIWOB_TASKS
 )
 ENVS = ENVS + MINIWOB
+
+# -- desktop tasks (Tk apps and a sandboxed xterm on a private Xvfb) ------------------
+GUI: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"gui.{task}-v0",
+        "turngym.envs.gui.env:DesktopEnv",
+        "gui",
+        50,
+        finite_actions=False,
+        stochastic=False,
+        expert="turngym.agents.experts.gui:GUIOracle",
+        kwargs=MappingProxyType({"task": task}),
+        description=f"desktop task {task}: bundled apps on Xvfb, computer-use actions",
+    )
+    for task in GUI_TASKS
+)
+ENVS = ENVS + GUI
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
 
