@@ -25,7 +25,23 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import concatenate, iterate
 
-__all__ = ["ThreadedVectorEnv"]
+__all__ = ["ThreadedVectorEnv", "reset_seeds"]
+
+
+def reset_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
+    """Each sub-env's reset seed from None, an int (seed, seed+1, ...) or one per env.
+
+    >>> reset_seeds(5, 3)
+    [5, 6, 7]
+    """
+    if seed is None:
+        return [None] * num_envs
+    seeds: list[int | None] = (
+        [seed + i for i in range(num_envs)] if isinstance(seed, int) else list(seed)
+    )
+    if len(seeds) != num_envs:
+        raise ValueError(f"{len(seeds)} seeds given for {num_envs} envs; pass one each")
+    return seeds
 
 
 class ThreadedVectorEnv(SyncVectorEnv):
@@ -67,15 +83,7 @@ class ThreadedVectorEnv(SyncVectorEnv):
         options: dict[str, Any] | None = None,
     ) -> tuple[Any, dict[str, Any]]:
         """Reset the sub-envs concurrently (``seed``/``options`` as ``SyncVectorEnv``)."""
-        seeds: list[int | None]
-        if seed is None:
-            seeds = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-        if len(seeds) != self.num_envs:
-            raise ValueError(f"{len(seeds)} seeds given for {self.num_envs} envs; pass one each")
+        seeds = reset_seeds(seed, self.num_envs)
         options = dict(options) if options is not None else None
         mask = options.pop("reset_mask", None) if options is not None else None
         if mask is None:
