@@ -335,6 +335,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             batch_wait_ms=args.batch_wait_ms,
             model_name=args.name,
             announce=lambda line: print(line, flush=True),
+            accept_weight_updates=args.accept_weight_updates,
         )
     except (PolicyError, ValueError) as error:
         raise CliError(str(error)) from None
@@ -408,7 +409,12 @@ def _set_flags(kwargs: dict[str, Any]) -> str:
 
 
 def _report_training(summary: dict[str, Any], env: str, env_kwargs: dict[str, Any]) -> int:
-    """Print a trainer's summary: success before/after, where the model and metrics are."""
+    """Print a trainer's summary: success before/after, where the model and metrics are.
+
+    Under torchrun only process 0 (the one that wrote the model) prints it.
+    """
+    if summary["final"] is None:
+        return 0
     before, after = summary["eval_before"], summary["eval_after"]
     final = summary["final"]
     print(f"trained {summary['steps']} steps in {summary['seconds']:.0f} s")
@@ -495,6 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch-wait-ms", type=float, default=5.0, help="how long to gather requests into a batch"
     )
     p.add_argument("--name", help="the model id clients see (default: the dir's name)")
+    p.add_argument(
+        "--accept-weight-updates",
+        action="store_true",
+        help="let a trainer push new weights (POST /v1/update_weights with a file path)",
+    )
     p.set_defaults(fn=_cmd_serve)
 
     p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer)")

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the loss needs torch (the llm extra)")
 
-from turngym.sdk.losses import policy_loss  # noqa: E402
+from turngym.sdk.losses import policy_loss, truncated_is_weights  # noqa: E402
 
 
 def t(rows):
@@ -70,6 +70,21 @@ def test_masked_tokens_get_exactly_zero_gradient():
     assert torch.all(grad[mask == 0] == 0)
     assert torch.all(grad[mask == 1] != 0)
     assert torch.isfinite(loss)
+
+
+def test_truncated_importance_weights_by_hand():
+    old = t([[math.log(0.5), math.log(0.5), -1.0]])
+    behaviour = t([[math.log(0.25), math.log(0.5), -7.0]])  # ratios 2, 1 and e^6
+    mask = t([[1, 1, 0]])
+    weights = truncated_is_weights(old, behaviour, mask, cap=1.5)
+    assert weights[0].tolist() == pytest.approx([1.5, 1.0, 1.0])  # capped; off the mask: 1
+    # On-policy (ratio 1): the per-token loss is -w * A, so the token mean is -(1.5 + 1) / 2.
+    loss, _ = policy_loss(old, old.clone(), t([1.0]), mask, is_weights=weights)
+    assert loss.item() == pytest.approx(-(1.5 + 1.0) / 2)
+    plain, _ = policy_loss(old, old.clone(), t([1.0]), mask, is_weights=torch.ones_like(old))
+    assert plain.item() == pytest.approx(policy_loss(old, old.clone(), t([1.0]), mask)[0].item())
+    with pytest.raises(ValueError, match="cap must be > 0"):
+        truncated_is_weights(old, behaviour, mask, cap=0)
 
 
 def test_bad_arguments():

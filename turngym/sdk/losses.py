@@ -2,8 +2,10 @@
 
 ``policy_loss`` is the token-level clipped-ratio objective (PPO/GRPO) with DAPO's
 clip-higher (``clip_low`` / ``clip_high``), three loss aggregations, an optional KL
-penalty to a reference policy (the k3 estimator) and an optional entropy bonus. Masked
-tokens (prompts, observations, padding) contribute nothing and get exactly zero gradient.
+penalty to a reference policy (the k3 estimator), an optional entropy bonus and an
+optional truncated importance-sampling weight per token (for rollouts sampled by another
+engine than the learner: vLLM, a server). Masked tokens (prompts, observations, padding)
+contribute nothing and get exactly zero gradient.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["Aggregation", "policy_loss"]
+__all__ = ["Aggregation", "policy_loss", "truncated_is_weights"]
 
 Aggregation = Literal["token_mean", "seq_mean", "dr_grpo"]
 
@@ -32,6 +34,7 @@ def policy_loss(
     entropy: torch.Tensor | None = None,
     entropy_coef: float = 0.0,
     max_tokens: int | None = None,
+    is_weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The clipped policy loss over ``[batch, tokens]`` tensors, and a few metrics.
 
@@ -51,6 +54,10 @@ def policy_loss(
         entropy: the policy's per-token entropy.
         entropy_coef: subtracts ``entropy_coef`` x the entropy (a bonus for exploring).
         max_tokens: the constant of ``dr_grpo``; None: the tensors' token dimension.
+        is_weights: per-token weights of the clipped term (no gradient flows through
+            them): truncated importance sampling, ``min(pi_old / pi_behaviour, cap)``,
+            when the tokens were sampled by an engine whose log-probs differ from the
+            learner's (``truncated_is_weights``).
 
     Returns:
         ``(loss, metrics)`` with ``clip_fraction``, ``ratio_mean`` and ``kl``.
@@ -72,6 +79,8 @@ def policy_loss(
     unclipped = ratio * adv
     clipped = torch.clamp(ratio, 1 - clip_low, 1 + clip_high) * adv
     per_token = -torch.minimum(unclipped, clipped)
+    if is_weights is not None:
+        per_token = per_token * is_weights.detach().to(per_token.dtype)
     kl = torch.zeros_like(per_token)
     if ref_logprobs is not None and beta:
         log_ratio = torch.where(mask > 0, ref_logprobs - logprobs, torch.zeros_like(logprobs))
@@ -98,3 +107,21 @@ def policy_loss(
             "kl": float((kl * mask).sum()) / n,
         }
     return loss, metrics
+
+
+def truncated_is_weights(
+    old_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, mask: torch.Tensor, cap: float
+) -> torch.Tensor:
+    """``min(exp(old - behaviour), cap)`` on the mask, 1 elsewhere (truncated IS).
+
+    ``old_logprobs`` are the learner's log-probs of the sampled tokens before the update,
+    ``behaviour_logprobs`` those the sampling engine reported. Where the engines agree
+    the weight is 1; a token the engine made likelier than the learner would is
+    weighted down, one it made less likely up, at most to ``cap``.
+    """
+    import torch
+
+    if cap <= 0:
+        raise ValueError(f"cap must be > 0, got {cap!r}")
+    gap = torch.where(mask > 0, old_logprobs - behaviour_logprobs, torch.zeros_like(old_logprobs))
+    return torch.exp(gap).clamp(max=cap).detach()

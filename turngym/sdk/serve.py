@@ -171,6 +171,12 @@ class Batcher:
         result: list[list[float]] = await self._submit("logprobs", prompts, None)
         return result
 
+    async def run(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` on the policy's thread, between model calls (e.g. loading weights)."""
+        if self._executor is None:
+            raise RuntimeError("Batcher.start() was not called")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
+
     async def _run(self) -> None:
         assert self._queue is not None
         loop = asyncio.get_running_loop()
@@ -359,8 +365,14 @@ def build_app(
     root: str | None = None,
     max_batch_size: int = 32,
     batch_wait_ms: float = 5.0,
+    accept_weight_updates: bool = False,
 ) -> Any:
     """A FastAPI app serving ``policy`` as ``model_name`` (``root``: its model dir).
+
+    With ``accept_weight_updates`` it also answers ``POST /v1/update_weights`` with
+    ``{"path": FILE}``: the policy loads the safetensors file's weights between model
+    calls (a trainer syncing the policy it samples from). Off by default: the server
+    then reads files a client names.
 
     >>> app = build_app(policy, "tiny")  # doctest: +SKIP
     >>> uvicorn.run(app, port=8000)  # doctest: +SKIP
@@ -381,6 +393,7 @@ def build_app(
 
     app = FastAPI(title="turngym serve", lifespan=lifespan)
     app.state.batcher = batcher
+    app.state.weight_updates = 0
 
     @app.exception_handler(BadRequest)
     async def bad_request(request: Request, error: BadRequest) -> Any:
@@ -427,6 +440,39 @@ def build_app(
         if root is not None:
             entry["root"] = root
         return {"object": "list", "data": [entry]}
+
+    @app.post("/v1/update_weights")
+    async def update_weights(request: Request) -> dict[str, Any]:
+        if not accept_weight_updates:
+            raise BadRequest(
+                "this server does not take weight updates; start it with "
+                "`turngym serve --accept-weight-updates`",
+                status=403,
+            )
+        body = await read_body(request)
+        path = body.get("path")
+        if not isinstance(path, str) or not path:
+            raise BadRequest("path must be the server-side path of a safetensors file", "path")
+        file = Path(path)
+        if not file.is_file():
+            raise BadRequest(f"no file {path!r} on the server", "path", 404)
+        load = getattr(policy, "load_weights", None)
+        if not callable(load):
+            raise BadRequest(f"{type(policy).__name__} cannot load weights", status=501)
+
+        def work() -> int:
+            from safetensors.torch import load_file
+
+            state = load_file(str(file))
+            load(state)
+            return len(state)
+
+        try:
+            tensors = await batcher.run(work)
+        except ValueError as error:  # names or shapes that do not fit the model
+            raise BadRequest(f"the weights do not fit the model: {error}", "path") from None
+        updates = app.state.weight_updates = app.state.weight_updates + 1
+        return {"status": "ok", "tensors": tensors, "updates": updates}
 
     @app.post("/v1/completions")
     async def completions(request: Request) -> dict[str, Any]:
@@ -580,6 +626,7 @@ def serve(
     batch_wait_ms: float = 5.0,
     model_name: str | None = None,
     announce: Callable[[str], None] = print,
+    accept_weight_updates: bool = False,
 ) -> None:
     """Load ``model_dir`` with ``HFPolicy`` and serve it until interrupted.
 
@@ -618,6 +665,7 @@ def serve(
             root=str(path.resolve()),
             max_batch_size=max_batch_size,
             batch_wait_ms=batch_wait_ms,
+            accept_weight_updates=accept_weight_updates,
         )
         shown = f"[{host}]" if ":" in host else host
         announce(f"serving {path} as {name} on http://{shown}:{sock.getsockname()[1]}/v1")

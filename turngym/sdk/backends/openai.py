@@ -405,6 +405,21 @@ class OpenAIPolicy:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, conversations))
 
+    def update_weights(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Ask the server to load new weights from a safetensors file it can read.
+
+        ``turngym serve --accept-weight-updates`` answers ``POST /v1/update_weights``
+        (trainers call this after each update when they sample through a server). The
+        file must be on a disk the server sees: the same machine or a shared one.
+
+        Raises:
+            PolicyError: the server refused, failed to load the file, or does not take
+                weight updates (one line, with the server's reason).
+
+        """
+        reply = self._request("POST", "/update_weights", {"path": str(Path(path).resolve())})
+        return reply if isinstance(reply, dict) else {}
+
     def score(self, prompt_ids: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:
         """The sum of log-probs of each candidate after ``prompt_ids``, via prompt log-probs.
 

@@ -557,56 +557,67 @@ def run_training(
     from turngym.progress import progress
 
     c = trainer.config
+    # Under torchrun only process 0 prints, logs and writes (``trainer.is_main``).
+    main = getattr(trainer, "is_main", True)
 
     def say(text: str) -> None:
-        if c.log_every:
+        if c.log_every and main:
             print(text, file=sys.stderr if c.progress else sys.stdout, flush=True)
 
     resume_from = latest_checkpoint(trainer.run_dir) if c.resume else None
     if resume_from is not None:
         trainer.load(resume_from)
-    log = MetricsLog(
-        trainer.run_dir,
-        resume_step=trainer.step if resume_from is not None else None,
-        tensorboard=c.tensorboard,
+    log = (
+        MetricsLog(
+            trainer.run_dir,
+            resume_step=trainer.step if resume_from is not None else None,
+            tensorboard=c.tensorboard,
+        )
+        if main
+        else None
     )
     started = time.perf_counter()
     before = None
     if resume_from is None:
         before = trainer.evaluate()
-        log.log({"step": 0, **{f"eval_{k}": v for k, v in before.items()}})
+        if log is not None:
+            log.log({"step": 0, **{f"eval_{k}": v for k, v in before.items()}})
         say(f"before training: eval {format_metrics(before)}")
     steps = range(trainer.step, c.steps)
-    bar: Any = progress(steps, total=len(steps), desc=label.lower()) if c.progress else steps
+    shown_bar = c.progress and main
+    bar: Any = progress(steps, total=len(steps), desc=label.lower()) if shown_bar else steps
     for step in bar:
         row = trainer.train_step(step)
         trainer.step = step + 1
         if c.eval_every and trainer.step % c.eval_every == 0 and trainer.step < c.steps:
             row.update({f"eval_{k}": v for k, v in trainer.evaluate().items()})
-        log.log(row)
+        if log is not None:
+            log.log(row)
         if c.log_every and (trainer.step % c.log_every == 0 or trainer.step == c.steps):
             shown = format_metrics({k: row[k] for k in line_keys if isinstance(row.get(k), float)})
             seconds = row["collect_s"] + row["update_s"]
             say(f"step {row['step']}/{c.steps} {shown} ({seconds:.1f}s)")
-        if c.save_every and trainer.step % c.save_every == 0:
+        if main and c.save_every and trainer.step % c.save_every == 0:
             trainer.save()
     after = trainer.evaluate()
-    log.log({"step": trainer.step, **{f"eval_{k}": v for k, v in after.items()}})
     say(f"after training: eval {format_metrics(after)}")
-    trainer.save()
-    final = trainer.save_final()
-    log.close()
-    title = f"{label} on {trainer.env_id}"
-    curve = plot_curves(log.rows(), trainer.run_dir / "curve.png", panels, title=title)
+    final = curve = None
+    if log is not None:
+        log.log({"step": trainer.step, **{f"eval_{k}": v for k, v in after.items()}})
+        trainer.save()
+        final = trainer.save_final()
+        log.close()
+        title = f"{label} on {trainer.env_id}"
+        curve = plot_curves(log.rows(), trainer.run_dir / "curve.png", panels, title=title)
     trainer.close()
     return {
         "eval_before": before,
         "eval_after": after,
         "steps": trainer.step,
         "seconds": time.perf_counter() - started,
-        "final": str(final),
+        "final": str(final) if final else None,
         "curve": str(curve) if curve else None,
-        "metrics": str(log.path),
+        "metrics": str(log.path) if log is not None else None,
     }
 
 

@@ -14,8 +14,11 @@ One step of ``GRPOTrainer.train``:
    training sequences (``packed()`` for append-only conversations, one per turn when a
    wrapper rebuilt the context), action tokens only; guided-choice turns renormalise
    over the tokens that were allowed.
+   Rollouts sampled by another engine (``rollout="vllm"`` or a server) are corrected
+   for the engines' log-prob mismatch by truncated importance sampling (``tis_cap``).
 4. **update**: ``epochs`` passes of ``minibatches`` optimiser steps each, gradient
-   accumulation over micro-batches, gradient clipping; LoRA via peft optional.
+   accumulation over micro-batches, gradient clipping; LoRA via peft optional. Then the
+   rollout engine, if any, gets the new weights (``turngym.sdk.trainers.engines``).
 5. **log**: a JSONL row (and TensorBoard) per step, held-out evaluation every
    ``eval_every`` steps on seeds no training episode uses.
 6. **checkpoint**: weights, optimiser, RAE baselines, opponent pool and step, written
@@ -23,31 +26,30 @@ One step of ``GRPOTrainer.train``:
 
 At the end: ``final/`` (a merged model + tokenizer that ``hf:DIR`` agents load) and
 ``curve.png``.
+
+Under ``torchrun`` the processes split each step's groups and minibatches and train one
+model with DDP (``turngym.sdk.trainers.parallel``).
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from turngym.sdk import advantages as adv_fns
 from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
-from turngym.sdk.losses import policy_loss
+from turngym.sdk.losses import policy_loss, truncated_is_weights
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
-    COMMON_FIELD_DOCS,
     WRAPPERS,
-    check_config,
     env_id_of,
-    is_int,
-    is_number,
     make_text_env,
     resolve_model,
     restore_weights,
@@ -56,168 +58,15 @@ from turngym.sdk.trainers.common import (
     save_final_model,
     scheduled_lr,
 )
+from turngym.sdk.trainers.engines import make_rollout_engine
+from turngym.sdk.trainers.grpo_config import ADVANTAGES, GRPOConfig
+from turngym.sdk.trainers.parallel import DataParallel
 from turngym.sdk.trainers.sequences import pad_values, stack_rows, token_logprobs
 
 if TYPE_CHECKING:
     import torch
 
 __all__ = ["ADVANTAGES", "WRAPPERS", "GRPOConfig", "GRPOTrainer"]
-
-ADVANTAGES = ("grpo", "reinforce", "gigpo", "turn_level", "rae", "per_agent_norm")
-"""Advantage estimators ``GRPOConfig.advantage`` accepts."""
-
-
-@dataclass
-class GRPOConfig:
-    """Everything a GRPO run needs; every field is a ``turngym train grpo`` flag."""
-
-    env: str = "turngym/Bandit-v0"
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    wrappers: list[str] = field(default_factory=list)
-    model: str = "tiny"
-    output_dir: str = "runs/grpo"
-    system_prompt: str | None = None
-    steps: int = 50
-    groups: int = 8
-    group_size: int = 8
-    max_turns: int | None = None
-    max_new_tokens: int = 32
-    temperature: float = 1.0
-    top_p: float = 1.0
-    constrained: bool = True
-    advantage: str = "grpo"
-    scale: str = "group"
-    gamma: float = 0.95
-    gigpo_weight: float = 1.0
-    rae_decay: float = 0.95
-    keep_fraction: float = 1.0
-    clip_low: float = 0.2
-    clip_high: float = 0.28
-    aggregation: str = "token_mean"
-    beta: float = 0.0
-    entropy_coef: float = 0.0
-    lr: float | None = None
-    lr_schedule: str = "constant"
-    warmup_steps: int = 0
-    weight_decay: float = 0.0
-    epochs: int = 1
-    minibatches: int = 1
-    micro_batch_size: int = 32
-    max_grad_norm: float = 1.0
-    lora_rank: int = 0
-    lora_alpha: int = 16
-    pool_size: int = 0
-    pool_every: int = 10
-    pool_prob: float = 0.5
-    device: str | None = None
-    dtype: str | None = None
-    mixed_precision: bool = True
-    eval_every: int = 10
-    eval_episodes: int = 64
-    eval_seed: int = 1_000_000_000
-    eval_greedy: bool = False
-    eval_opponent: str = "random"
-    save_every: int = 10
-    keep_checkpoints: int = 2
-    seed: int = 0
-    tensorboard: bool = True
-    progress: bool = True
-    log_every: int = 1
-    resume: bool = False
-
-    __field_docs__: ClassVar[dict[str, str]] = {
-        **COMMON_FIELD_DOCS,
-        "env": "registered env or game id (a game trains by self-play on every seat)",
-        "steps": "training steps (one collection + update each)",
-        "groups": "tasks (seeds) per step",
-        "group_size": "episodes per task: the GRPO group",
-        "max_new_tokens": "most tokens generated per action",
-        "temperature": "sampling temperature; the trained policy is the tempered one",
-        "top_p": "nucleus sampling mass while collecting",
-        "constrained": "decode only the env's legal actions when it lists them",
-        "advantage": f"advantage estimator: {', '.join(ADVANTAGES)}",
-        "scale": "grpo/gigpo normalisation: group, batch or none (Dr. GRPO)",
-        "gamma": "GiGPO step-level discount",
-        "gigpo_weight": "weight of GiGPO's step-level advantage",
-        "rae_decay": "EMA decay of RAE's per (game, seat) baselines",
-        "keep_fraction": "StarPO-S: keep this share of groups, highest return spread first",
-        "clip_low": "ratio clip below: 1 - clip_low",
-        "clip_high": "ratio clip above: 1 + clip_high (DAPO clip-higher)",
-        "aggregation": "loss aggregation: token_mean, seq_mean or dr_grpo",
-        "beta": "KL(policy || initial policy) weight (k3 estimator); 0 keeps no reference",
-        "entropy_coef": "entropy bonus weight",
-        "lr": "AdamW learning rate (None: 1e-3 for tiny, 1e-4 with LoRA, else 1e-6)",
-        "lr_schedule": "constant, linear (to 0 at the last step) or cosine",
-        "warmup_steps": "steps of linear warm-up from 0 to lr",
-        "weight_decay": "AdamW weight decay",
-        "epochs": "passes over each step's batch",
-        "minibatches": "optimiser steps per pass",
-        "micro_batch_size": "sequences per forward (gradients accumulate over them)",
-        "max_grad_norm": "gradient clipping norm (0: off)",
-        "pool_size": "self-play: past checkpoints kept as opponents (0: pure self-play)",
-        "pool_every": "self-play: add the current weights to the pool every N steps",
-        "pool_prob": "self-play: share of games against a pool opponent",
-        "mixed_precision": "bfloat16 autocast for the update on a GPU",
-        "eval_every": "evaluate every N steps (0: only before and after)",
-        "eval_greedy": "evaluate the greedy policy instead of the sampled one",
-        "eval_opponent": "games: the opponent agent in evaluation (random, expert)",
-        "save_every": "checkpoint every N steps (0: only at the end)",
-        "seed": "seeds rollouts, sampling and minibatch order",
-        "log_every": "print a summary line every N steps (0: never)",
-    }
-
-    def __post_init__(self) -> None:
-        checks: list[tuple[str, bool, str]] = [
-            ("advantage", self.advantage in ADVANTAGES, f"one of {', '.join(ADVANTAGES)}"),
-            ("scale", self.scale in ("group", "batch", "none"), "group, batch or none"),
-            (
-                "aggregation",
-                self.aggregation in ("token_mean", "seq_mean", "dr_grpo"),
-                "token_mean, seq_mean or dr_grpo",
-            ),
-            ("temperature", is_number(self.temperature) and self.temperature > 0, "a number > 0"),
-            ("top_p", is_number(self.top_p) and 0 < self.top_p <= 1, "in (0, 1]"),
-            (
-                "keep_fraction",
-                is_number(self.keep_fraction) and 0 < self.keep_fraction <= 1,
-                "in (0, 1]",
-            ),
-            ("pool_prob", is_number(self.pool_prob) and 0 <= self.pool_prob <= 1, "in [0, 1]"),
-            ("beta", is_number(self.beta) and self.beta >= 0, "a number >= 0"),
-            ("lr", self.lr is None or (is_number(self.lr) and self.lr > 0), "None or a number > 0"),
-            (
-                "lr_schedule",
-                self.lr_schedule in ("constant", "linear", "cosine"),
-                "constant, linear or cosine",
-            ),
-        ]
-        for name in ("steps", "groups", "group_size", "max_new_tokens", "epochs"):
-            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
-        for name in ("minibatches", "micro_batch_size", "eval_episodes", "pool_every"):
-            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
-        for name in (
-            "eval_every",
-            "save_every",
-            "lora_rank",
-            "pool_size",
-            "seed",
-            "log_every",
-            "warmup_steps",
-        ):
-            checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
-        checks.append(("keep_checkpoints", is_int(self.keep_checkpoints, 1), "an int >= 1"))
-        checks.append(
-            (
-                "max_turns",
-                self.max_turns is None or is_int(self.max_turns, 1),
-                "None or an int >= 1",
-            )
-        )
-        check_config(self, checks)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return dataclasses.asdict(self)
 
 
 class GRPOTrainer:
@@ -251,13 +100,18 @@ class GRPOTrainer:
             self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
         self.run_dir = Path(c.output_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
+        self.dp = DataParallel.start()
+        self.is_main = self.dp is None or self.dp.is_main
+        # "tiny" builds the model into the run dir: process 0 writes it, the rest read it.
+        build = partial(resolve_model, c.model, self.run_dir, seed=c.seed)
+        self.model_dir = self.dp.main_first(build) if self.dp is not None else build()
         self.lr = (
             c.lr
             if c.lr is not None
             else (1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-6)
         )
-        base = HFPolicy(self.model_dir, device=c.device, dtype=c.dtype or "float32")
+        device = self.dp.device(c.device) if self.dp is not None else c.device
+        base = HFPolicy(self.model_dir, device=device, dtype=c.dtype or "float32")
         self.tokenizer = base.tokenizer
         model = base.model
         if c.lora_rank:
@@ -277,7 +131,12 @@ class GRPOTrainer:
         self.optimizer = torch.optim.AdamW(
             params, lr=self.lr, weight_decay=c.weight_decay, foreach=True
         )
-        self.agent = self._agent(c.temperature, c.top_p)
+        self.ddp = self.dp.wrap(model) if self.dp is not None else None
+        self.engine = make_rollout_engine(
+            c.rollout, self.model_dir, self.run_dir, c.rollout_options
+        )
+        rollout_policy = self.engine.policy if self.engine is not None else None
+        self.agent = self._agent(c.temperature, c.top_p, rollout_policy)
         self.rae = adv_fns.RAEBaseline(decay=c.rae_decay)
         self.pool: list[dict[str, torch.Tensor]] = []
         self.step = 0
@@ -337,13 +196,30 @@ class GRPOTrainer:
 
     def _collect(self, step: int) -> list[Episode]:
         c = self.config
-        n = c.groups * c.group_size
         self.agent.policy_version = step
         first = c.seed * 7919 % 100_000 + step * c.groups
-        if not self.is_game or not self.pool:
-            return self._collector("train", self.agent, min(n, 64)).collect(
-                n, seed=first, group_size=c.group_size
+        # Under torchrun each process plays its own block of the groups.
+        lo, hi = self.dp.block(c.groups) if self.dp is not None else (0, c.groups)
+        episodes: list[Episode] = []
+        for g0, size, agents, key in self._runs(step):
+            start, stop = max(g0, lo), min(g0 + size, hi)
+            if start >= stop:
+                continue
+            n = (stop - start) * c.group_size
+            part = self._collector(key, agents, min(n, 64)).collect(
+                n, seed=first + start, group_size=c.group_size
             )
+            for ep in part:
+                ep.group += start
+                ep.index += start * c.group_size
+            episodes += part
+        return self.dp.gather(episodes) if self.dp is not None else episodes
+
+    def _runs(self, step: int) -> list[tuple[int, int, Any, str]]:
+        """The step's runs of groups: (first group, groups, agents, collector key)."""
+        c = self.config
+        if not self.is_game or not self.pool:
+            return [(0, c.groups, self.agent, "train")]
         # Self-play against the pool: the first pool_prob share of the groups put a
         # frozen past checkpoint on one seat (the seats taking turns, in contiguous runs
         # so each run is one batched collection), the rest are pure self-play.
@@ -351,7 +227,7 @@ class GRPOTrainer:
         opponent = self._pool_opponent(rng.randrange(len(self.pool)))
         vs_pool = round(c.pool_prob * c.groups)
         seats = self._seats()
-        runs: list[tuple[int, int, Any, str]] = []  # (first group, groups, agents, key)
+        runs: list[tuple[int, int, Any, str]] = []
         begin = 0
         for k, seat in enumerate(seats):
             size = vs_pool // len(seats) + (k < vs_pool % len(seats))
@@ -361,17 +237,7 @@ class GRPOTrainer:
             begin += size
         if c.groups > vs_pool:
             runs.append((vs_pool, c.groups - vs_pool, self.agent, "train"))
-        episodes: list[Episode] = []
-        for g0, size, agents, key in runs:
-            n = size * c.group_size
-            part = self._collector(key, agents, min(n, 64)).collect(
-                n, seed=first + g0, group_size=c.group_size
-            )
-            for ep in part:
-                ep.group += g0
-                ep.index += g0 * c.group_size
-            episodes += part
-        return episodes
+        return runs
 
     def _seats(self) -> list[str]:
         """The game's seats (read once from a fresh game)."""
@@ -520,42 +386,60 @@ class GRPOTrainer:
         want_entropy = c.entropy_coef > 0
         # Longest first in micro-batches of similar length: little padding.
         mini = sorted(mini, key=lambda i: len(seqs[i].input_ids), reverse=True)
-        for start in range(0, len(mini), c.micro_batch_size):
-            part = mini[start : start + c.micro_batch_size]
-            batch = [seqs[i] for i in part]
-            with self._autocast():
-                logp, mask, entropy = self._token_logprobs(self.model, batch, want_entropy)
-            logp = logp.float()
-            width = logp.shape[1]
-            old_t = logp.detach() if old is None else stack_rows([old[i] for i in part], width)
-            ref_t = None if ref is None else stack_rows([ref[i] for i in part], width)
-            adv = pad_values([s.advantages for s in batch], self.device)
-            loss, metrics = policy_loss(
-                logp,
-                old_t,
-                adv,
-                mask,
-                clip_low=c.clip_low,
-                clip_high=c.clip_high,
-                aggregation=c.aggregation,  # type: ignore[arg-type]
-                ref_logprobs=ref_t,
-                beta=c.beta,
-                entropy=entropy,
-                entropy_coef=c.entropy_coef,
-                max_tokens=max_tokens,
-            )
-            # Each micro-batch's mean, weighted so the sum is the minibatch's mean.
-            share = (
-                float(mask.sum()) / max(tokens, 1)
-                if c.aggregation == "token_mean"
-                else len(part) / len(mini)
-            )
-            (loss * share).backward()
+        mine, scale = mini, 1.0
+        if self.dp is not None:  # every world-th sequence; DDP averages, so x world
+            mine, scale = mini[self.dp.rank :: self.dp.world], float(self.dp.world)
+        dummy = not mine  # a process with no sequence still joins DDP's gradient sum
+        chunks = [
+            (mine or mini[:1])[k : k + c.micro_batch_size]
+            for k in range(0, max(len(mine), 1), c.micro_batch_size)
+        ]
+        for k, part in enumerate(chunks):
+            last = k == len(chunks) - 1
+            with self.ddp.no_sync() if self.ddp is not None and not last else nullcontext():
+                batch = [seqs[i] for i in part]
+                with self._autocast():
+                    logp, mask, entropy = self._loss_logprobs(batch, want_entropy)
+                logp = logp.float()
+                width = logp.shape[1]
+                old_t = logp.detach() if old is None else stack_rows([old[i] for i in part], width)
+                ref_t = None if ref is None else stack_rows([ref[i] for i in part], width)
+                adv = pad_values([s.advantages for s in batch], self.device)
+                is_w = self._tis_weights(batch, old_t, mask) if c.tis > 0 else None
+                loss, metrics = policy_loss(
+                    logp,
+                    old_t,
+                    adv,
+                    mask,
+                    clip_low=c.clip_low,
+                    clip_high=c.clip_high,
+                    aggregation=c.aggregation,  # type: ignore[arg-type]
+                    ref_logprobs=ref_t,
+                    beta=c.beta,
+                    entropy=entropy,
+                    entropy_coef=c.entropy_coef,
+                    max_tokens=max_tokens,
+                    is_weights=is_w,
+                )
+                # Each micro-batch's mean, weighted so the sum is the minibatch's mean.
+                share = (
+                    float(mask.sum()) / max(tokens, 1)
+                    if c.aggregation == "token_mean"
+                    else len(part) / len(mini)
+                ) * (not dummy)
+                (loss * (share * scale)).backward()
             sums["loss"] += float(loss.detach()) * share
             sums["clip_fraction"] += metrics["clip_fraction"] * share
             sums["kl"] += metrics["kl"] * share
+            per_token = (not dummy) / max(tokens, 1)
             if entropy is not None:
-                sums["entropy"] += float((entropy.detach() * mask).sum()) / max(tokens, 1)
+                sums["entropy"] += float((entropy.detach() * mask).sum()) * per_token
+            if is_w is not None:
+                sums["tis_weight"] = (
+                    sums.get("tis_weight", 0.0) + float((is_w * mask).sum()) * per_token
+                )
+        if self.dp is not None:  # the whole minibatch's metrics
+            sums = self.dp.sum(sums)
         params = [p for p in self.model.parameters() if p.requires_grad]
         norm = torch.nn.utils.clip_grad_norm_(
             params, c.max_grad_norm if c.max_grad_norm > 0 else float("inf")
@@ -564,10 +448,62 @@ class GRPOTrainer:
         sums["grad_norm"] = float(norm)
         return sums
 
+    def _loss_logprobs(
+        self, batch: Sequence[TrainSequence], want_entropy: bool
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """The training forward: through DDP under torchrun (it syncs the gradients)."""
+        if self.ddp is None:
+            return self._token_logprobs(self.model, batch, want_entropy)
+        options = {
+            "pad_id": int(self.policy._pad_id),
+            "temperature": self.config.temperature,
+            "device": self.device,
+            "want_entropy": want_entropy,
+        }
+        return self.ddp(batch, options)
+
+    def _sync(self) -> float:
+        """Send the new weights to the rollout engine; the seconds it took.
+
+        Under torchrun each process's vLLM engine gets them; a shared server gets them
+        once, from process 0, before any process samples again.
+        """
+        assert self.engine is not None
+        if self.dp is None or self.engine.spec == "vllm":
+            return self.engine.sync(self.model)
+        seconds = self.engine.sync(self.model) if self.dp.is_main else 0.0
+        self.dp.barrier()
+        return seconds
+
+    def _tis_weights(
+        self, batch: Sequence[TrainSequence], old: torch.Tensor, mask: torch.Tensor
+    ) -> torch.Tensor:
+        """Truncated-IS weights from the sampled tokens' behaviour log-probs.
+
+        A sequence whose engine reported no log-probs is taken as on-policy (weight 1).
+        """
+        import torch
+
+        rows = [
+            torch.tensor(s.old_logprobs, dtype=old.dtype, device=old.device)
+            if len(s.old_logprobs) == len(s.input_ids)
+            else old[r, : len(s.input_ids)].detach()
+            for r, s in enumerate(batch)
+        ]
+        return truncated_is_weights(old, stack_rows(rows, old.shape[1]), mask, self.config.tis)
+
     # -- evaluation ----------------------------------------------------------------
 
     def evaluate(self, episodes: int | None = None) -> dict[str, float]:
-        """Success (and return) on held-out seeds; games: vs ``eval_opponent`` on each seat."""
+        """Success (and return) on held-out seeds; games: vs ``eval_opponent`` on each seat.
+
+        Under torchrun process 0 evaluates and the others get its result.
+        """
+        if self.dp is not None:
+            return self.dp.broadcast(lambda: self._evaluate(episodes))
+        return self._evaluate(episodes)
+
+    def _evaluate(self, episodes: int | None) -> dict[str, float]:
         c = self.config
         n = episodes or c.eval_episodes
         mode = "greedy" if c.eval_greedy else "sampled"
@@ -630,6 +566,8 @@ class GRPOTrainer:
         self.rae.load_state_dict(state["rae"])
         self.pool = state["pool"]
         self.step = int(state["step"])
+        if self.engine is not None:  # the engine samples with the restored weights
+            self._sync()
 
     def save_final(self) -> Path:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
@@ -655,6 +593,10 @@ class GRPOTrainer:
         for collector in self._collectors.values():
             collector.close()
         self._collectors.clear()
+        if self.engine is not None:
+            self.engine.close()
+        if self.dp is not None:
+            self.dp.close()
 
     def train_step(self, step: int) -> dict[str, Any]:
         """One collection + update; the step's metrics row."""
@@ -665,6 +607,8 @@ class GRPOTrainer:
         seqs = self.sequences(episodes, advantages)
         metrics = self.update(seqs, step)
         t2 = time.perf_counter()
+        if self.engine is not None:
+            metrics["sync_s"] = round(self._sync(), 3)
         if self.is_game and self.config.pool_size and (step + 1) % self.config.pool_every == 0:
             # Only what training changes (the adapters, with LoRA): the rest is shared.
             snapshot = {

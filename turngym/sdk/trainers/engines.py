@@ -1,0 +1,146 @@
+"""Rollout engines for the trainers: who samples the episodes, and how new weights reach it.
+
+``GRPOConfig.rollout`` names one:
+
+- ``"hf"``: the trained model itself through ``HFPolicy`` (nothing to sync).
+- ``"vllm"``: a colocated ``vllm.LLM`` on the same GPU (``VLLMPolicy``); after each
+  update the learner's weights are loaded into it in place (``load_weights``).
+- ``"openai:URL"``: an OpenAI-compatible server (``turngym serve --accept-weight-updates``)
+  over HTTP; after each update the learner writes its weights to a safetensors file the
+  server can read (a shared disk) and asks it to load them (``POST /update_weights``).
+
+The learner's weights are sent as a plain state dict: with LoRA the adapters are merged
+into the base weights for the copy and unmerged again, so the engine serves exactly the
+policy being trained.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ROLLOUTS", "RolloutEngine", "check_rollout", "make_rollout_engine", "plain_state_dict"]
+
+ROLLOUTS = ("hf", "vllm", "openai:URL")
+"""What ``rollout=`` accepts (``openai:`` followed by the server's ``/v1`` URL)."""
+
+
+def check_rollout(spec: object) -> bool:
+    """Whether ``spec`` names a rollout engine."""
+    return isinstance(spec, str) and (
+        spec in ("hf", "vllm") or (spec.startswith("openai:") and len(spec) > len("openai:"))
+    )
+
+
+def plain_state_dict(model: Any) -> dict[str, Any]:
+    """The model's weights under the base model's own names (LoRA merged in), on the CPU.
+
+    A peft model's adapters are added to copies of the base weights (``W + B A x scale``
+    from each LoRA layer's ``get_delta_weight``); the trained model is not touched, so
+    no rounding from merging and unmerging builds up over many syncs.
+    """
+    import torch
+
+    if not hasattr(model, "get_base_model"):
+        return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    base = model.get_base_model()
+    state = {
+        key.replace(".base_layer.", "."): value.detach().cpu().clone()
+        for key, value in base.state_dict().items()
+        if "lora_" not in key
+    }
+    with torch.no_grad():
+        for name, module in base.named_modules():
+            if not (hasattr(module, "get_delta_weight") and hasattr(module, "lora_A")):
+                continue
+            for adapter in module.active_adapters:
+                if adapter in module.lora_A and not module.merged:
+                    delta = module.get_delta_weight(adapter).detach().cpu()
+                    state[f"{name}.weight"] += delta.to(state[f"{name}.weight"].dtype)
+    return state
+
+
+class RolloutEngine:
+    """A policy that samples rollouts, and ``sync(model)`` to give it new weights.
+
+    Build with ``make_rollout_engine``.
+    """
+
+    def __init__(self, spec: str, policy: Any, sync: Any) -> None:
+        self.spec = spec
+        self.policy = policy
+        self._sync = sync
+        self.syncs = 0
+
+    def sync(self, model: Any) -> float:
+        """Send ``model``'s weights to the engine; the seconds it took."""
+        started = time.perf_counter()
+        self._sync(model)
+        self.syncs += 1
+        return time.perf_counter() - started
+
+    def close(self) -> None:
+        """Release the engine's client (a server keeps running)."""
+        close = getattr(self.policy, "close", None)
+        if callable(close):
+            close()
+
+
+def make_rollout_engine(
+    spec: str, model_dir: Path, run_dir: Path, options: dict[str, Any] | None = None
+) -> RolloutEngine | None:
+    """The engine ``spec`` names (None for ``"hf"``: the learner samples its own).
+
+    Args:
+        spec: ``"hf"``, ``"vllm"`` or ``"openai:URL"``.
+        model_dir: the learner's starting weights (vLLM loads them; a server must be
+            serving the same model).
+        run_dir: the run's directory (a server's weight files are written under it).
+        options: ``vllm.LLM`` keyword arguments (``gpu_memory_utilization``...), or the
+            ``OpenAIPolicy`` ones (``timeout``...).
+
+    Raises:
+        PolicyError: the engine cannot start or the server cannot be reached.
+
+    """
+    options = dict(options or {})
+    if spec == "hf":
+        return None
+    if spec == "vllm":
+        from turngym.sdk.backends.vllm import VLLMPolicy
+
+        # The behaviour log-probs must be those of the distribution sampled from (after
+        # temperature), which the learner recomputes: vLLM's "processed" log-probs.
+        options.setdefault("logprobs_mode", "processed_logprobs")
+        options.setdefault("gpu_memory_utilization", 0.3)
+        policy = VLLMPolicy(model_dir, **options)
+        return RolloutEngine(
+            spec, policy, lambda model: policy.load_weights(plain_state_dict(model))
+        )
+    if not check_rollout(spec):
+        raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {spec!r}")
+    from turngym.sdk.backends.openai import OpenAIPolicy
+
+    url = spec[len("openai:") :]
+    client = OpenAIPolicy(url, tokenizer=str(model_dir), **options)
+    target = run_dir / "rollout-weights"
+
+    def sync(model: Any) -> None:
+        from safetensors.torch import save_file
+
+        target.mkdir(parents=True, exist_ok=True)
+        state = {k: v.contiguous() for k, v in plain_state_dict(model).items()}
+        # Tied tensors (embeddings and LM head) are one storage: safetensors wants copies.
+        seen: set[int] = set()
+        for key, value in state.items():
+            if value.data_ptr() in seen:
+                state[key] = value.clone()
+            seen.add(state[key].data_ptr())
+        tmp = target / "model.safetensors.tmp"
+        save_file(state, str(tmp))
+        path = tmp.with_suffix("")
+        tmp.replace(path)
+        client.update_weights(path)
+
+    return RolloutEngine(spec, client, sync)
