@@ -133,3 +133,23 @@ def test_two_cpu_processes_train_like_one(rl_model_dir, tmp_path):
         assert torch.allclose(value, ranks[0]["weights"][name], atol=1e-5), name
         moved = max(moved, float((value - start[name]).abs().max()))
     assert moved > 1e-4  # the weights did move: the check above is not vacuous
+
+
+def test_outside_torchrun_a_world_size_alone_is_a_clear_error(monkeypatch, rl_model_dir, tmp_path):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for key in ("RANK", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(key, raising=False)
+    with pytest.raises(
+        ValueError, match="RANK, MASTER_ADDR, MASTER_PORT unset: start with torchrun"
+    ):
+        GRPOTrainer(GRPOConfig(**_config(rl_model_dir, tmp_path)))
+
+
+def test_the_other_trainers_refuse_to_run_under_torchrun(monkeypatch):
+    from turngym.sdk.trainers.archer import ArCHerConfig, ArCHerTrainer
+    from turngym.sdk.trainers.sac_glam import SACGLAMConfig, SACGLAMTrainer
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for trainer, config in [(SACGLAMTrainer, SACGLAMConfig()), (ArCHerTrainer, ArCHerConfig())]:
+        with pytest.raises(ValueError, match="only GRPO trains data-parallel"):
+            trainer(config)

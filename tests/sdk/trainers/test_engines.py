@@ -107,7 +107,7 @@ def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(rl_m
         with pytest.raises(PolicyError, match="no file"):
             server.update_weights(tmp_path / "missing.safetensors")
         save_file({"model.embed_tokens.weight": torch.zeros(3, 3)}, str(tmp_path / "bad"))
-        with pytest.raises(PolicyError, match="do not fit the model.*shape"):
+        with pytest.raises(PolicyError, match=r"do not fit the model.*shape"):
             server.update_weights(tmp_path / "bad")
         assert server.score(prompt, candidates) == pytest.approx(
             trained.score(prompt, candidates), abs=1e-4

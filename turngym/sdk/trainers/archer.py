@@ -64,6 +64,7 @@ from turngym.sdk.trainers.common import (
     save_checkpoint,
     save_final_model,
 )
+from turngym.sdk.trainers.parallel import single_process
 from turngym.sdk.trainers.sequences import decoder_and_head, token_logprobs
 
 if TYPE_CHECKING:
@@ -242,6 +243,7 @@ class ArCHerTrainer:
         from turngym.agents.llm import LLMAgent
         from turngym.sdk.policy import SamplingParams
 
+        single_process("ArCHer")
         self.config = c = config
         self.env_fn = env_fn
         self.env_id, _ = env_id_of(c.env, env_fn, games=False, trainer="ArCHer")

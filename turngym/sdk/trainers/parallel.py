@@ -28,7 +28,7 @@ from turngym.sdk.batches import TrainSequence
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["DataParallel", "logprob_module", "world_size"]
+__all__ = ["DataParallel", "logprob_module", "single_process", "world_size"]
 
 T = TypeVar("T")
 
@@ -39,6 +39,20 @@ def world_size() -> int:
         return max(1, int(os.environ.get("WORLD_SIZE", "1")))
     except ValueError:
         return 1
+
+
+def single_process(trainer: str) -> None:
+    """Refuse to start ``trainer`` under ``torchrun`` (each process would train alone).
+
+    Raises:
+        ValueError: ``WORLD_SIZE`` > 1.
+
+    """
+    if world_size() > 1:
+        raise ValueError(
+            f"{trainer} trains in one process; under torchrun (WORLD_SIZE={world_size()}) "
+            "only GRPO trains data-parallel: run it without torchrun"
+        )
 
 
 def _logprob_module() -> type:
@@ -83,7 +97,7 @@ class DataParallel:
         """Join the process group ``torchrun`` set up (None when there is one process).
 
         Raises:
-            RuntimeError: ``WORLD_SIZE`` > 1 but ``torchrun``'s other variables are
+            ValueError: ``WORLD_SIZE`` > 1 but ``torchrun``'s other variables are
                 missing (``RANK``, ``MASTER_ADDR``...).
 
         """
@@ -95,7 +109,7 @@ class DataParallel:
 
         missing = [k for k in ("RANK", "MASTER_ADDR", "MASTER_PORT") if k not in os.environ]
         if missing:
-            raise RuntimeError(
+            raise ValueError(
                 f"WORLD_SIZE={world} but {', '.join(missing)} unset: start with torchrun"
             )
         local_rank = int(os.environ.get("LOCAL_RANK", "0"))

@@ -61,6 +61,7 @@ from turngym.sdk.trainers.common import (
     save_checkpoint,
     save_final_model,
 )
+from turngym.sdk.trainers.parallel import single_process
 from turngym.sdk.trainers.sequences import decoder_and_head
 
 if TYPE_CHECKING:
@@ -274,6 +275,7 @@ class SACGLAMTrainer:
 
         from turngym.sdk.backends.hf import HFPolicy
 
+        single_process("SAC-GLAM")
         self.config = c = config
         self.env_fn = env_fn
         self.env_id, _ = env_id_of(c.env, env_fn, games=False, trainer="SAC-GLAM")
