@@ -117,6 +117,25 @@ def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(rl_m
         served.stop()
 
 
+def test_a_server_of_other_weights_is_given_the_learners_at_the_start(rl_model_dir, tmp_path):
+    from turngym.sdk.models import build_tiny_model
+
+    other = build_tiny_model(tmp_path / "other", vocab=rl_model_dir, seed=7, logit_std=0.3)
+    served = start_server(other, "--accept-weight-updates")
+    try:
+        trainer = GRPOTrainer(
+            _config(rl_model_dir, tmp_path / "run", rollout=f"openai:{served.url}"),
+            env_fn=Vowels,
+        )
+        prompt, candidates = [5, 6, 7, 8], [[9, 10], [11]]
+        assert trainer.engine.policy.score(prompt, candidates) == pytest.approx(
+            HFPolicy(rl_model_dir).score(prompt, candidates), abs=1e-4
+        )
+        trainer.close()
+    finally:
+        served.stop()
+
+
 def test_a_server_takes_weights_only_when_started_to(rl_model_dir, tmp_path):
     served = start_server(rl_model_dir)
     try:
@@ -124,7 +143,7 @@ def test_a_server_takes_weights_only_when_started_to(rl_model_dir, tmp_path):
             GRPOTrainer(
                 _config(rl_model_dir, tmp_path, steps=1, rollout=f"openai:{served.url}"),
                 env_fn=Vowels,
-            ).train_step(0)
+            )
     finally:
         served.stop()
 

@@ -135,6 +135,9 @@ class GRPOTrainer:
         self.engine = make_rollout_engine(
             c.rollout, self.model_dir, self.run_dir, c.rollout_options
         )
+        if self.engine is not None and self.engine.spec != "vllm":
+            # A server serves whatever it loaded: it starts from the learner's weights.
+            self._sync()
         rollout_policy = self.engine.policy if self.engine is not None else None
         self.agent = self._agent(c.temperature, c.top_p, rollout_policy)
         self.rae = adv_fns.RAEBaseline(decay=c.rae_decay)
