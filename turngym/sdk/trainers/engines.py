@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from turngym.sdk.trainers.parallel import world_size
+
 __all__ = ["ROLLOUTS", "RolloutEngine", "check_rollout", "make_rollout_engine", "plain_state_dict"]
 
 ROLLOUTS = ("hf", "vllm", "openai:URL")
@@ -114,6 +116,8 @@ def make_rollout_engine(
         # temperature), which the learner recomputes: vLLM's "processed" log-probs.
         options.setdefault("logprobs_mode", "processed_logprobs")
         options.setdefault("gpu_memory_utilization", 0.3)
+        if world_size() > 1:  # under torchrun: one engine per process, on its own GPU
+            options.setdefault("distributed_executor_backend", "external_launcher")
         policy = VLLMPolicy(model_dir, **options)
         return RolloutEngine(
             spec, policy, lambda model: policy.load_weights(plain_state_dict(model))
