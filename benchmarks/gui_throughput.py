@@ -115,6 +115,7 @@ def raw_steps(steps: int) -> float:
     """Steps/s of an XTEST click plus an mss grab converted to RGB, on the Notes app."""
     display = Display(SIZE)
     with tempfile.TemporaryDirectory() as work:
+        (Path(work) / ".Xauthority").touch()
         app = AppProcess(display, "notes", work, "1280x800+0+0")
         app.request("load", config={})
         device, capture = XTestInput(display.name), ScreenCapture(display.name, SIZE)
@@ -157,13 +158,20 @@ def peer_steps(python: str | None, steps: int) -> dict[str, Any]:
         return {"skipped": "no --peer-python with pyautogui given (see benchmarks/README.md)"}
     display = Display(SIZE)
     with tempfile.TemporaryDirectory() as work:
+        (Path(work) / ".Xauthority").touch()
         app = AppProcess(display, "notes", work, "1280x800+0+0")
         app.request("load", config={})
         try:
             out = subprocess.run(
                 [python, "-c", PEER, str(steps)],
-                # what an X11 desktop session sets; pyscreeze takes scrot only then
-                env={**display.env(), "XDG_SESSION_TYPE": "x11"},
+                # What an X11 desktop session sets: pyscreeze takes scrot only then, and
+                # python-xlib (under pyautogui) refuses to start without an Xauthority
+                # file, though our Xvfb needs no cookie: an empty one does.
+                env={
+                    **display.env(),
+                    "XDG_SESSION_TYPE": "x11",
+                    "XAUTHORITY": str(Path(work) / ".Xauthority"),
+                },
                 cwd=work,  # pyscreeze writes each screenshot to a file here
                 capture_output=True,
                 text=True,
