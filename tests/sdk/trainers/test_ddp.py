@@ -27,7 +27,10 @@ from pathlib import Path
 from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
 
 out, config = Path(sys.argv[1]), GRPOConfig(**eval(sys.argv[2]))
-trainer = GRPOTrainer(config)
+env_fn = None
+if config.env == "Vowels":  # free text with rewards that vary (tests/sdk/trainers)
+    from tests.sdk.trainers.test_engines import Vowels as env_fn
+trainer = GRPOTrainer(config, env_fn=env_fn)
 dp = trainer.dp
 assert dp is not None and dp.world == 2 and dp.backend == "gloo"
 mine, shared = [], []
@@ -42,10 +45,14 @@ def spy(items):
 
 dp.gather = spy
 rank = dp.rank
+sharded = all(type(p).__name__ == "DTensor" for p in trainer.model.parameters())
 summary = trainer.train()
-weights = {k: v.detach().clone() for k, v in trainer.model.state_dict().items()}
+weights = {}
+if not trainer.fsdp:  # FSDP's shards are compared through the saved model instead
+    weights = {k: v.detach().clone() for k, v in trainer.model.state_dict().items()}
+record = {"mine": mine, "shared": shared, "weights": weights, "summary": summary}
 with open(out / f"rank{rank}.pkl", "wb") as f:
-    pickle.dump({"mine": mine, "shared": shared, "weights": weights, "summary": summary}, f)
+    pickle.dump({**record, "sharded": sharded}, f)
 """
 
 
@@ -53,6 +60,26 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _torchrun(tmp_path: Path, config: dict) -> list[dict]:
+    """Train ``config`` in 2 processes under torchrun; what each process recorded."""
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    env.pop("WORLD_SIZE", None)
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
+    cmd += ["--master_addr", "127.0.0.1", "--master_port", str(_free_port())]
+    done = subprocess.run(
+        [*cmd, str(script), str(tmp_path), repr(config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [pickle.loads((tmp_path / f"rank{r}.pkl").read_bytes()) for r in (0, 1)]
 
 
 def _config(model_dir: Path, out: Path) -> dict:
@@ -77,23 +104,9 @@ def _config(model_dir: Path, out: Path) -> dict:
 
 @pytest.mark.slow
 def test_two_cpu_processes_train_like_one(rl_model_dir, tmp_path):
-    script = tmp_path / "train.py"
-    script.write_text(SCRIPT)
     config = _config(rl_model_dir, tmp_path / "run")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    env.pop("WORLD_SIZE", None)
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
-    cmd += ["--master_addr", "127.0.0.1", "--master_port", str(_free_port())]
-    done = subprocess.run(
-        [*cmd, str(script), str(tmp_path), repr(config)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    ranks = [pickle.loads((tmp_path / f"rank{r}.pkl").read_bytes()) for r in (0, 1)]
+    ranks = _torchrun(tmp_path, config)
+    assert not ranks[0]["sharded"]
 
     # Each process played half the groups (two of four, four episodes each) with the
     # seeds a single process gives those groups; both then held all of them.
@@ -153,3 +166,77 @@ def test_the_other_trainers_refuse_to_run_under_torchrun(monkeypatch):
     for trainer, config in [(SACGLAMTrainer, SACGLAMConfig()), (ArCHerTrainer, ArCHerConfig())]:
         with pytest.raises(ValueError, match="only GRPO trains data-parallel"):
             trainer(config)
+
+
+@pytest.mark.slow
+def test_fsdp_shards_train_like_one_process_and_sync_the_server(rl_model_dir, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    from tests.sdk.trainers.test_engines import Vowels
+    from tests.serving import start_server
+    from turngym.sdk.backends.hf import HFPolicy
+    from turngym.sdk.backends.openai import OpenAIPolicy
+
+    served = start_server(rl_model_dir, "--accept-weight-updates")
+    try:
+        config = {
+            **_config(rl_model_dir, tmp_path / "run"),
+            "env": "Vowels",
+            "constrained": False,
+            "max_new_tokens": 6,
+            "lr": 3e-3,
+            "tis_cap": 2.0,
+            "rollout": f"openai:{served.url}",
+            "data_parallel": "fsdp",
+        }
+        ranks = _torchrun(tmp_path, config)
+        assert ranks[0]["sharded"] and ranks[1]["sharded"]  # every weight was a shard
+        final = tmp_path / "run/final"
+        assert ranks[0]["summary"]["final"] == str(final)
+        assert ranks[1]["summary"]["final"] is None
+        logged = [json.loads(line) for line in (tmp_path / "run/metrics.jsonl").open()]
+        rows = [row for row in logged if "loss" in row]
+        assert all(row["sequences"] > 0 for row in rows)
+        # The server got the gathered weights after the last update.
+        prompt, candidates = [5, 6, 7, 8], [[9, 10], [11]]
+        server = OpenAIPolicy(served.url, tokenizer=str(rl_model_dir))
+        assert server.score(prompt, candidates) == pytest.approx(
+            HFPolicy(final).score(prompt, candidates), abs=1e-4
+        )
+        server.close()
+    finally:
+        served.stop()
+
+    # A single process updating on the same episodes: the same losses, gradients, weights.
+    single_config = {**config, "rollout": "hf", "output_dir": str(tmp_path / "single")}
+    single = GRPOTrainer(GRPOConfig(**single_config), env_fn=Vowels)
+    single.collect = lambda step: ranks[0]["shared"][step]  # type: ignore[method-assign]
+    replayed = [single.train_step(step) for step in range(2)]
+    single.close()
+    assert [r["loss"] for r in replayed] == pytest.approx([r["loss"] for r in rows], abs=1e-5)
+    assert [r["grad_norm"] for r in replayed] == pytest.approx(
+        [r["grad_norm"] for r in rows], rel=1e-4
+    )
+    saved = AutoModelForCausalLM.from_pretrained(final).state_dict()
+    for name, value in single.model.state_dict().items():
+        assert torch.allclose(value, saved[name], atol=1e-5), name
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"rollout": "hf"}, "does not support rollout='hf'"),
+        ({"lora_rank": 4}, "does not support LoRA"),
+        ({"beta": 0.1}, "does not support a KL reference"),
+        ({"pool_size": 2}, "does not support an opponent pool"),
+        ({"resume": True}, "does not support resume"),
+    ],
+)
+def test_what_fsdp_does_not_do_yet_is_a_clear_error(overrides, message):
+    from turngym.sdk.trainers.grpo import _check_fsdp
+
+    base = {"rollout": "openai:http://127.0.0.1:1/v1", "constrained": False}
+    with pytest.raises(ValueError, match=message):
+        _check_fsdp(GRPOConfig(**{**base, "data_parallel": "fsdp", **overrides}))
+    with pytest.raises(ValueError, match="data_parallel must be ddp or fsdp"):
+        GRPOConfig(data_parallel="zero")

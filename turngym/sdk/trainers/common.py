@@ -557,8 +557,10 @@ def run_training(
     from turngym.progress import progress
 
     c = trainer.config
-    # Under torchrun only process 0 prints, logs and writes (``trainer.is_main``).
+    # Under torchrun only process 0 prints, logs and writes (``trainer.is_main``); a
+    # sharded model is saved by all (``collective_save``: they gather it for process 0).
     main = getattr(trainer, "is_main", True)
+    saves = main or getattr(trainer, "collective_save", False)
 
     def say(text: str) -> None:
         if c.log_every and main:
@@ -597,15 +599,17 @@ def run_training(
             shown = format_metrics({k: row[k] for k in line_keys if isinstance(row.get(k), float)})
             seconds = row["collect_s"] + row["update_s"]
             say(f"step {row['step']}/{c.steps} {shown} ({seconds:.1f}s)")
-        if main and c.save_every and trainer.step % c.save_every == 0:
+        if saves and c.save_every and trainer.step % c.save_every == 0:
             trainer.save()
     after = trainer.evaluate()
     say(f"after training: eval {format_metrics(after)}")
     final = curve = None
+    if saves:
+        trainer.save()
+        saved = trainer.save_final()
     if log is not None:
         log.log({"step": trainer.step, **{f"eval_{k}": v for k, v in after.items()}})
-        trainer.save()
-        final = trainer.save_final()
+        final = saved
         log.close()
         title = f"{label} on {trainer.env_id}"
         curve = plot_curves(log.rows(), trainer.run_dir / "curve.png", panels, title=title)

@@ -75,10 +75,10 @@ class RolloutEngine:
         self._sync = sync
         self.syncs = 0
 
-    def sync(self, model: Any) -> float:
-        """Send ``model``'s weights to the engine; the seconds it took."""
+    def sync(self, model: Any, state: dict[str, Any] | None = None) -> float:
+        """Send ``model``'s weights (or ``state``, gathered already) to the engine; seconds."""
         started = time.perf_counter()
-        self._sync(model)
+        self._sync(state if state is not None else plain_state_dict(model))
         self.syncs += 1
         return time.perf_counter() - started
 
@@ -119,9 +119,7 @@ def make_rollout_engine(
         if world_size() > 1:  # under torchrun: one engine per process, on its own GPU
             options.setdefault("distributed_executor_backend", "external_launcher")
         policy = VLLMPolicy(model_dir, **options)
-        return RolloutEngine(
-            spec, policy, lambda model: policy.load_weights(plain_state_dict(model))
-        )
+        return RolloutEngine(spec, policy, policy.load_weights)
     if not check_rollout(spec):
         raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {spec!r}")
     from turngym.sdk.backends.openai import OpenAIPolicy
@@ -130,11 +128,11 @@ def make_rollout_engine(
     client = OpenAIPolicy(url, tokenizer=str(model_dir), **options)
     target = run_dir / "rollout-weights"
 
-    def sync(model: Any) -> None:
+    def sync(weights: dict[str, Any]) -> None:
         from safetensors.torch import save_file
 
         target.mkdir(parents=True, exist_ok=True)
-        state = {k: v.contiguous() for k, v in plain_state_dict(model).items()}
+        state = {k: v.contiguous() for k, v in weights.items()}
         # Tied tensors (embeddings and LM head) are one storage: safetensors wants copies.
         seen: set[int] = set()
         for key, value in state.items():

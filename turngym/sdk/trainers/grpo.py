@@ -110,6 +110,10 @@ class GRPOTrainer:
             if c.lr is not None
             else (1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-6)
         )
+        self.fsdp = self.dp is not None and c.data_parallel == "fsdp"
+        self.collective_save = self.fsdp  # run_training: every process calls save()
+        if self.fsdp:
+            _check_fsdp(c)
         device = self.dp.device(c.device) if self.dp is not None else c.device
         base = HFPolicy(self.model_dir, device=device, dtype=c.dtype or "float32")
         self.tokenizer = base.tokenizer
@@ -127,11 +131,14 @@ class GRPOTrainer:
         self.ref_model = None
         if c.beta > 0 and not c.lora_rank:
             self.ref_model = copy.deepcopy(model).eval().requires_grad_(False)
+        if self.fsdp:
+            assert self.dp is not None
+            self.dp.shard(model)
         params = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(
             params, lr=self.lr, weight_decay=c.weight_decay, foreach=True
         )
-        self.ddp = self.dp.wrap(model) if self.dp is not None else None
+        self.ddp = self.dp.wrap(model) if self.dp is not None and not self.fsdp else None
         self.engine = make_rollout_engine(
             c.rollout, self.model_dir, self.run_dir, c.rollout_options
         )
@@ -306,6 +313,7 @@ class GRPOTrainer:
             temperature=self.config.temperature,
             device=self.device,
             want_entropy=want_entropy,
+            split=not self.fsdp,
         )
 
     def _old_logprobs(self, seqs: Sequence[TrainSequence], model: Any) -> list[torch.Tensor]:
@@ -389,15 +397,16 @@ class GRPOTrainer:
         want_entropy = c.entropy_coef > 0
         # Longest first in micro-batches of similar length: little padding.
         mini = sorted(mini, key=lambda i: len(seqs[i].input_ids), reverse=True)
-        mine, scale = mini, 1.0
-        if self.dp is not None:  # every world-th sequence; DDP averages, so x world
-            mine, scale = mini[self.dp.rank :: self.dp.world], float(self.dp.world)
-        dummy = not mine  # a process with no sequence still joins DDP's gradient sum
-        chunks = [
-            (mine or mini[:1])[k : k + c.micro_batch_size]
-            for k in range(0, max(len(mine), 1), c.micro_batch_size)
-        ]
-        for k, part in enumerate(chunks):
+        world = self.dp.world if self.dp is not None else 1
+        # Every world-th sequence is this process's; DDP and FSDP average, so x world.
+        mine, scale = mini[self.dp.rank :: world] if self.dp is not None else mini, float(world)
+        mbs = c.micro_batch_size
+        chunks = [(mine[k : k + mbs], 1.0) for k in range(0, len(mine), mbs)]
+        # Every process makes as many passes (each joins the gradient sum, and under FSDP
+        # each gathers weights): a shorter share ends with zero-weight passes.
+        most = max(1, math.ceil(math.ceil(len(mini) / world) / mbs))
+        chunks += [(mini[:1], 0.0)] * (most - len(chunks))
+        for k, (part, counts) in enumerate(chunks):
             last = k == len(chunks) - 1
             with self.ddp.no_sync() if self.ddp is not None and not last else nullcontext():
                 batch = [seqs[i] for i in part]
@@ -429,12 +438,12 @@ class GRPOTrainer:
                     float(mask.sum()) / max(tokens, 1)
                     if c.aggregation == "token_mean"
                     else len(part) / len(mini)
-                ) * (not dummy)
+                ) * counts
                 (loss * (share * scale)).backward()
             sums["loss"] += float(loss.detach()) * share
             sums["clip_fraction"] += metrics["clip_fraction"] * share
             sums["kl"] += metrics["kl"] * share
-            per_token = (not dummy) / max(tokens, 1)
+            per_token = counts / max(tokens, 1)
             if entropy is not None:
                 sums["entropy"] += float((entropy.detach() * mask).sum()) * per_token
             if is_w is not None:
@@ -448,7 +457,8 @@ class GRPOTrainer:
             params, c.max_grad_norm if c.max_grad_norm > 0 else float("inf")
         )
         self.optimizer.step()
-        sums["grad_norm"] = float(norm)
+        # FSDP: the norm of sharded gradients is itself sharded (a DTensor).
+        sums["grad_norm"] = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
         return sums
 
     def _loss_logprobs(
@@ -472,9 +482,15 @@ class GRPOTrainer:
         once, from process 0, before any process samples again.
         """
         assert self.engine is not None
-        if self.dp is None or self.engine.spec == "vllm":
-            return self.engine.sync(self.model)
-        seconds = self.engine.sync(self.model) if self.dp.is_main else 0.0
+        every = self.dp is None or self.engine.spec == "vllm"
+        state = None
+        if self.fsdp:  # gathered by all; on process 0 only unless every engine needs it
+            assert self.dp is not None
+            state = self.dp.full_state(self.model, everywhere=every)
+        if every:
+            return self.engine.sync(self.model, state)
+        assert self.dp is not None
+        seconds = self.engine.sync(self.model, state) if self.dp.is_main else 0.0
         self.dp.barrier()
         return seconds
 
@@ -512,7 +528,11 @@ class GRPOTrainer:
         mode = "greedy" if c.eval_greedy else "sampled"
         # Collectors (and the agents they hold) are kept per evaluation setting.
         if mode not in self._eval_agents:
-            self._eval_agents[mode] = self._agent(0.0 if c.eval_greedy else c.temperature)
+            # An FSDP shard cannot generate alone: process 0 evaluates through the engine.
+            policy = self.engine.policy if self.fsdp and self.engine is not None else None
+            self._eval_agents[mode] = self._agent(
+                0.0 if c.eval_greedy else c.temperature, policy=policy
+            )
         agent = self._eval_agents[mode]
         agent.policy_version = self.step
         if not self.is_game:
@@ -543,13 +563,18 @@ class GRPOTrainer:
         """Checkpoint the run (atomically) and return its directory."""
         import torch
 
+        model = self._writable_model()
+        if model is None:  # FSDP: process 0 writes what every process gathered
+            return self.run_dir
+
         def write(tmp: Path) -> None:
-            self.model.save_pretrained(tmp / "model")
+            model.save_pretrained(tmp / "model")
             self.tokenizer.save_pretrained(tmp / "model")
             torch.save(
                 {
                     "step": self.step,
-                    "optimizer": self.optimizer.state_dict(),
+                    # a sharded optimiser's state stays out: FSDP runs do not resume yet
+                    "optimizer": None if self.fsdp else self.optimizer.state_dict(),
                     "rae": self.rae.state_dict(),
                     "pool": self.pool,
                     "config": self.config.to_dict(),
@@ -576,9 +601,29 @@ class GRPOTrainer:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
         c = self.config
         settings = {"constrained": c.constrained, "system_prompt": c.system_prompt}
-        return save_final_model(
-            self.model, self.tokenizer, self.run_dir / "final", bool(c.lora_rank), settings
-        )
+        target = self.run_dir / "final"
+        model = self._writable_model()
+        if model is None:
+            return target
+        return save_final_model(model, self.tokenizer, target, bool(c.lora_rank), settings)
+
+    def _writable_model(self) -> Any:
+        """The model to save: itself, or under FSDP a whole copy on process 0.
+
+        Under FSDP every process must call this (it gathers the shards); the others get
+        None.
+        """
+        if not self.fsdp:
+            return self.model
+        from transformers import AutoModelForCausalLM
+
+        assert self.dp is not None
+        state = self.dp.full_state(self.model)
+        if not self.is_main:
+            return None
+        whole = AutoModelForCausalLM.from_config(self.model.config)
+        whole.load_state_dict(state)
+        return whole
 
     # -- the loop ------------------------------------------------------------------
 
@@ -631,3 +676,17 @@ class GRPOTrainer:
             "update_s": round(t2 - t1, 3),
             **metrics,
         }
+
+
+def _check_fsdp(config: GRPOConfig) -> None:
+    """What FSDP training does not do yet, as one-line errors."""
+    unsupported = [
+        (config.rollout == "hf", "rollout='hf' (a shard cannot generate): use vllm or openai:URL"),
+        (config.lora_rank > 0, "LoRA"),
+        (config.beta > 0, "a KL reference (beta > 0)"),
+        (config.pool_size > 0, "an opponent pool"),
+        (config.resume, "resume"),
+    ]
+    for found, what in unsupported:
+        if found:
+            raise ValueError(f"data_parallel='fsdp' does not support {what} yet")

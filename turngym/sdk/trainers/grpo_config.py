@@ -39,6 +39,7 @@ class GRPOConfig:
     rollout: str = "hf"
     rollout_options: dict[str, Any] = field(default_factory=dict)
     tis_cap: float | None = None
+    data_parallel: str = "ddp"
     advantage: str = "grpo"
     scale: str = "group"
     gamma: float = 0.95
@@ -94,6 +95,8 @@ class GRPOConfig:
         "rollout_options": "vllm.LLM or OpenAIPolicy keyword arguments for the rollout engine",
         "tis_cap": "truncated importance-sampling cap for the behaviour/learner log-prob "
         "mismatch (None: 2 with vllm/openai rollouts, off with hf; 0: off)",
+        "data_parallel": "under torchrun: ddp (every process holds the model) or fsdp "
+        "(weights, gradients and optimiser state sharded; needs rollout vllm or openai:URL)",
         "advantage": f"advantage estimator: {', '.join(ADVANTAGES)}",
         "scale": "grpo/gigpo normalisation: group, batch or none (Dr. GRPO)",
         "gamma": "GiGPO step-level discount",
@@ -144,6 +147,7 @@ class GRPOConfig:
             ("pool_prob", is_number(self.pool_prob) and 0 <= self.pool_prob <= 1, "in [0, 1]"),
             ("beta", is_number(self.beta) and self.beta >= 0, "a number >= 0"),
             ("rollout", check_rollout(self.rollout), f"one of {', '.join(ROLLOUTS)}"),
+            ("data_parallel", self.data_parallel in ("ddp", "fsdp"), "ddp or fsdp"),
             (
                 "tis_cap",
                 self.tis_cap is None or (is_number(self.tis_cap) and self.tis_cap >= 0),

@@ -185,6 +185,34 @@ class DataParallel:
 
         dist.barrier()
 
+    def shard(self, model: Any) -> None:
+        """Shard ``model`` in place with FSDP2: each decoder block, then the whole model.
+
+        The blocks are the modules the model names as not to be split (transformers'
+        ``_no_split_modules``); weights, gradients and optimiser state are then spread
+        over the processes. Build the optimiser after this.
+        """
+        from torch.distributed.device_mesh import init_device_mesh
+        from torch.distributed.fsdp import fully_shard
+
+        mesh = init_device_mesh("cuda" if self.backend == "nccl" else "cpu", (self.world,))
+        blocks = set(getattr(model, "_no_split_modules", None) or ())
+        for module in list(model.modules()):
+            if type(module).__name__ in blocks:
+                fully_shard(module, mesh=mesh)
+        fully_shard(model, mesh=mesh)
+
+    def full_state(self, model: Any, everywhere: bool = False) -> dict[str, Any]:
+        """A sharded model's whole state dict, gathered (every process must call this).
+
+        On the CPU of process 0 only (empty elsewhere), or with ``everywhere`` on each
+        process's device.
+        """
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        options = StateDictOptions(full_state_dict=True, cpu_offload=not everywhere)
+        return get_model_state_dict(model, options=options)
+
     def close(self) -> None:
         """Leave the process group."""
         import torch.distributed as dist

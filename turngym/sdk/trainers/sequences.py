@@ -47,6 +47,7 @@ def token_logprobs(
     device: Any,
     want_entropy: bool = False,
     share_prefix: bool = True,
+    split: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Log-probs (and entropies) of each sequence's loss tokens, ``[batch, length]``.
 
@@ -54,7 +55,8 @@ def token_logprobs(
     the mask is the sequences' loss masks (the first position never counts: nothing
     predicts it). With ``share_prefix`` the tokens all sequences start with run once
     (see ``shared_prefix``); the result matches the row-by-row forward to float
-    precision.
+    precision. ``split=False`` always runs the whole model (an FSDP-sharded model must be
+    called at its root, whose hooks gather the embedding and head weights).
     """
     import torch
 
@@ -69,7 +71,7 @@ def token_logprobs(
     ids, attn, mask = ids.to(device), attn.to(device), mask.to(device)
     mask[:, 0] = False
     rows, cols = mask.nonzero(as_tuple=True)
-    parts = decoder_and_head(model)
+    parts = decoder_and_head(model) if split else None
     shared = shared_prefix(batch, int(cols.min()) - 1) if share_prefix and len(cols) else 0
     if parts is not None and shared >= MIN_SHARED_PREFIX:
         decoder, head = parts
