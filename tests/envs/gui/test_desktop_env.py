@@ -201,9 +201,7 @@ def test_constructor_rejects_bad_arguments():
         DesktopEnv(wait_seconds=-1)
 
 
-@pytest.mark.skipif(
-    shutil.which("twm") is None, reason="twm is not installed (apt-get install twm)"
-)
+@system_deps.needs(shutil.which("twm"), "twm", "apt-get install twm")
 def test_a_display_can_run_a_window_manager_and_stops_it():
     from turngym.envs.gui.display import Display, DisplayError
 
