@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
+from tests.benchmarks.scripts import ROOT, run_benchmark
 from turngym.registry import ENVS
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "env_throughput.py"
 RATES = ("episodes_per_s", "steps_per_s", "env_steps_per_s", "mean_episode_len")
 
 
-def _run(*args: str) -> list[dict]:
-    # The checkout's turngym, not whichever one the interpreter has installed.
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    return [json.loads(line) for line in out.stdout.splitlines()]
-
-
 def test_turngym_rows_are_measured_with_positive_rates() -> None:
-    lines = _run("--episodes", "3", "--no-peers", "--seed", "5")
+    lines = run_benchmark("env_throughput.py", "--episodes", "3", "--no-peers", "--seed", "5")
     sample = "turngym/miniwob.click-test-v0"  # stands for the MiniWoB family by default
     expected = [e.id for e in ENVS if not e.name.startswith("miniwob.") or e.id == sample]
     assert [line["id"] for line in lines] == expected
@@ -53,7 +34,7 @@ def test_turngym_rows_are_measured_with_positive_rates() -> None:
 
 
 def test_peer_lines_are_measurements_or_clean_skips() -> None:
-    lines = _run("--seconds", "0.2", "--envs", "Taxi,Wordle")
+    lines = run_benchmark("env_throughput.py", "--seconds", "0.2", "--envs", "Taxi,Wordle")
     assert {line["env"] for line in lines} == {"Taxi", "Wordle"}
     taxi = next(line for line in lines if line["impl"] == "gymnasium")
     assert taxi["id"].startswith("Taxi-v")

@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "games_throughput.py"
-
-
-def _run(*args: str) -> list[dict]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the checkout's turngym
-    out = subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    return [json.loads(line) for line in out.stdout.splitlines()]
+from tests.benchmarks.scripts import run_benchmark
 
 
 def test_turngym_rows_measure_every_game():
-    lines = _run("--episodes", "20", "--repeat", "1", "--no-peers")
+    lines = run_benchmark("games_throughput.py", "--episodes", "20", "--repeat", "1", "--no-peers")
     assert [line["game"] for line in lines] == ["TicTacToe", "KuhnPoker", "LeducHoldem"]
     for line in lines:
         assert line["bench"] == "games_throughput" and line["impl"] == "turngym"
@@ -43,7 +22,9 @@ def test_turngym_rows_measure_every_game():
 
 
 def test_peers_are_measured_or_skipped_cleanly_and_ratios_match():
-    lines = _run("--episodes", "10", "--repeat", "1", "--games", "TicTacToe")
+    lines = run_benchmark(
+        "games_throughput.py", "--episodes", "10", "--repeat", "1", "--games", "TicTacToe"
+    )
     ours, *peers = lines
     assert {p["impl"] for p in peers} == {"textarena", "pettingzoo"}
     for peer in peers:
