@@ -36,19 +36,21 @@ def check_rollout(spec: object) -> bool:
 
 
 def plain_state_dict(model: Any) -> dict[str, Any]:
-    """The model's weights under the base model's own names (LoRA merged in), on the CPU.
+    """The model's weights under the base model's own names (LoRA merged in), where they are.
 
     A peft model's adapters are added to copies of the base weights (``W + B A x scale``
     from each LoRA layer's ``get_delta_weight``); the trained model is not touched, so
-    no rounding from merging and unmerging builds up over many syncs.
+    no rounding from merging and unmerging builds up over many syncs. Tensors stay on
+    the model's device: a colocated engine loads them from there without a round trip
+    through the CPU.
     """
     import torch
 
     if not hasattr(model, "get_base_model"):
-        return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        return {k: v.detach() for k, v in model.state_dict().items()}
     base = model.get_base_model()
     state = {
-        key.replace(".base_layer.", "."): value.detach().cpu().clone()
+        key.replace(".base_layer.", "."): value.detach().clone()
         for key, value in base.state_dict().items()
         if "lora_" not in key
     }
@@ -58,7 +60,7 @@ def plain_state_dict(model: Any) -> dict[str, Any]:
                 continue
             for adapter in module.active_adapters:
                 if adapter in module.lora_A and not module.merged:
-                    delta = module.get_delta_weight(adapter).detach().cpu()
+                    delta = module.get_delta_weight(adapter).detach()
                     state[f"{name}.weight"] += delta.to(state[f"{name}.weight"].dtype)
     return state
 
@@ -73,13 +75,11 @@ class RolloutEngine:
         self.spec = spec
         self.policy = policy
         self._sync = sync
-        self.syncs = 0
 
     def sync(self, model: Any, state: dict[str, Any] | None = None) -> float:
         """Send ``model``'s weights (or ``state``, gathered already) to the engine; seconds."""
         started = time.perf_counter()
         self._sync(state if state is not None else plain_state_dict(model))
-        self.syncs += 1
         return time.perf_counter() - started
 
     def close(self) -> None:
@@ -132,7 +132,7 @@ def make_rollout_engine(
         from safetensors.torch import save_file
 
         target.mkdir(parents=True, exist_ok=True)
-        state = {k: v.contiguous() for k, v in weights.items()}
+        state = {k: v.cpu().contiguous() for k, v in weights.items()}
         # Tied tensors (embeddings and LM head) are one storage: safetensors wants copies.
         seen: set[int] = set()
         for key, value in state.items():
