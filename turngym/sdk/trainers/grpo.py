@@ -306,15 +306,17 @@ class GRPOTrainer:
         self, model: Any, batch: Sequence[TrainSequence], want_entropy: bool
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """``token_logprobs`` of ``batch`` under ``model`` at the sampling temperature."""
-        return token_logprobs(
-            model,
-            batch,
-            pad_id=int(self.policy._pad_id),
-            temperature=self.config.temperature,
-            device=self.device,
-            want_entropy=want_entropy,
-            split=not self.fsdp,
-        )
+        return token_logprobs(model, batch, **self._logprob_options(want_entropy))
+
+    def _logprob_options(self, want_entropy: bool) -> dict[str, Any]:
+        """``token_logprobs``'s settings (an FSDP model runs whole, at its root)."""
+        return {
+            "pad_id": int(self.policy._pad_id),
+            "temperature": self.config.temperature,
+            "device": self.device,
+            "want_entropy": want_entropy,
+            "split": not self.fsdp,
+        }
 
     def _old_logprobs(self, seqs: Sequence[TrainSequence], model: Any) -> list[torch.Tensor]:
         """Per-sequence log-probs under ``model`` before any update (no gradients)."""
@@ -467,13 +469,7 @@ class GRPOTrainer:
         """The training forward: through DDP under torchrun (it syncs the gradients)."""
         if self.ddp is None:
             return self._token_logprobs(self.model, batch, want_entropy)
-        options = {
-            "pad_id": int(self.policy._pad_id),
-            "temperature": self.config.temperature,
-            "device": self.device,
-            "want_entropy": want_entropy,
-        }
-        return self.ddp(batch, options)
+        return self.ddp(batch, self._logprob_options(want_entropy))
 
     def _sync(self) -> float:
         """Send the new weights to the rollout engine; the seconds it took.

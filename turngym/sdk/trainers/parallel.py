@@ -12,6 +12,9 @@
    micro-batch's loss is weighted by its share of the *whole* minibatch (times N, as
    DDP averages), so the update is the single-process update.
 
+With ``data_parallel="fsdp"`` the model is sharded with FSDP2 (``shard``) instead of
+wrapped in DDP; ``full_state`` gathers it for the rollout engine and for saving.
+
 Only process 0 writes logs, checkpoints and the final model, and runs evaluation (its
 result is broadcast). The backend is NCCL on CUDA GPUs (one per process,
 ``LOCAL_RANK``) and gloo on CPUs.
