@@ -29,7 +29,7 @@ from typing import Any
 from turngym.calls import parse_call
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.cache import cache_dir
-from turngym.envs.swe.grading import Grade, grade
+from turngym.envs.swe.grading import PLUGIN_DIR, Grade, grade
 from turngym.envs.swe.sandbox import Limits, Sandbox, make_sandbox
 from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
 from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
@@ -180,6 +180,7 @@ class SWEEnv(TextEnv[Call]):
             "resolved": result.resolved,
             "reward_parts": dict(result.reward_parts),
             "tests": dict(result.tests),
+            "reverted": list(result.reverted),
             "patch": patch,
             "grade_seconds": result.seconds,
         }
@@ -231,15 +232,19 @@ class SWEEnv(TextEnv[Call]):
         image = task.image if task.source is None else None
         key = (str(workspace.root), image)
         if key not in self._sandboxes:
-            # The workspaces borrow git objects from the prepared bases in the cache.
+            # The workspaces borrow git objects from the prepared bases in the cache;
+            # the grader's pytest plugin is shown to the grading sandbox only.
             (cache_dir() / "swe").mkdir(parents=True, exist_ok=True)
+            extra = [cache_dir() / "swe"]
+            if workspace is self._judge:
+                extra.append(PLUGIN_DIR)
             self._sandboxes[key] = make_sandbox(
                 workspace.root,
                 kind=self.sandbox_kind,
                 limits=self.limits,
                 image=image,
                 python=self.python,
-                extra_ro=[cache_dir() / "swe"],
+                extra_ro=extra,
             )
         return self._sandboxes[key]
 

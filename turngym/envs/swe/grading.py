@@ -1,42 +1,113 @@
-"""Grading a patch the SWE-bench way: apply it to a fresh copy, add the hidden tests, run them.
+"""Grading a patch the SWE-bench way, with nothing the patch can write trusted.
 
-``grade`` takes the agent's patch (a unified diff of its workspace against the base
-commit), copies the base checkout into a grading workspace, applies the patch and then
-the task's ``test_patch`` with ``git apply`` inside the sandbox, runs the test files of
-``FAIL_TO_PASS`` and ``PASS_TO_PASS`` with the task's ``test_cmd``, and reads each
-test's outcome from the log (``parse_pytest_log``). The task is ``resolved`` when the
-patch applies and every one of those tests passes. ``reward_parts`` splits the outcome
-for shaped or gated rewards (``wrappers.GatedReward``): ``f2p`` (fraction of
-FAIL_TO_PASS passing), ``p2p`` (fraction of PASS_TO_PASS still passing), ``applies``
-and ``submitted``.
+``grade`` copies the base checkout into a grading workspace and, through the sandbox:
+
+1. applies the agent's patch and lists the files it changed (only git has run so far);
+2. puts back, as they are at the base commit, the files that decide how tests run or
+   what they check (`is_test_infrastructure`): ``conftest.py`` files, pytest/tox/setup.cfg/
+   pyproject settings, ``sitecustomize``/``.pth`` files, the task's test files and the
+   ``__init__.py`` of their packages, and any new top-level module that would shadow the
+   standard library or pytest under ``python -m pytest``; they are listed in ``reverted``;
+3. applies the hidden ``test_patch`` and runs the tests of ``FAIL_TO_PASS`` and
+   ``PASS_TO_PASS`` with the task's ``test_cmd`` and turngym's pytest plugin
+   (``plugin/turngym_grade.py``), which sends each test's outcome, signed with a key
+   given on standard input, down a pipe of the grader's. Neither the log nor any file
+   in the workspace is read for outcomes, and a line without the key's signature is
+   dropped.
+
+A test counts as passed only if it was seen to run and pass: skipped, deselected,
+``xfail``, errored, missing or ``tampered`` (pytest's machinery replaced by the code
+under test) tests count as failed. The task is ``resolved`` when the patch applies and
+every FAIL_TO_PASS and PASS_TO_PASS test passed. ``reward_parts`` splits the outcome:
+``f2p`` and ``p2p`` (fractions passing), ``applies`` and ``submitted``; ``reverted``
+lists the infrastructure files put back.
 """
 
 from __future__ import annotations
 
+import hmac
+import json
+import os
+import posixpath
 import re
+import secrets
 import shlex
+import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from hashlib import sha256
+from pathlib import Path
 
+from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.sandbox import Sandbox
 from turngym.envs.swe.tasks import SWETask
-from turngym.envs.swe.workspace import Base, Workspace, read_private
+from turngym.envs.swe.workspace import Base, Workspace, git
 
-__all__ = ["Grade", "grade", "parse_pytest_log"]
+__all__ = ["PLUGIN_DIR", "Grade", "grade", "parse_pytest_log", "is_test_infrastructure"]
+
+PLUGIN_DIR = Path(__file__).parent / "plugin"
+"""The folder of turngym's grading plugin for pytest (the grading sandbox must see it)."""
 
 _OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+?)(?:\s+-\s.*)?$")
-_PASSING = frozenset({"PASSED", "XFAIL"})
-_LOG, _MODEL, _TESTS = "turngym-test.log", "turngym-model.patch", "turngym-tests.patch"
+_PASSED = "PASSED"
+_WORDS = {
+    "passed": "PASSED",
+    "failed": "FAILED",
+    "error": "ERROR",
+    "skipped": "SKIPPED",
+    "xfailed": "XFAIL",
+    "xpassed": "XPASS",
+    "missing": "MISSING",
+    "tampered": "TAMPERED",
+}
+_BAD = {"MISSING": 0, "PASSED": 1, "XPASS": 2, "SKIPPED": 3, "XFAIL": 4, "FAILED": 5}
+_MODEL, _TESTS = "turngym-model.patch", "turngym-tests.patch"
 _APPLY_FAILED = "TURNGYM: the patch does not apply"
 _TEST_PATCH_FAILED = "TURNGYM: the test patch does not apply"
+_GIT = "git -c safe.directory='*' -c core.hooksPath=/dev/null"
+_MAX_LIST = 8_000_000  # the list of changed paths of a patch of at most 5 MB
+_MAX_RECORDS = 16_000_000
 # Tests run without plugins from the host's site-packages: faster, and the same
 # outcomes whichever pytest plugins the machine has installed.
 _TEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
+_SETTINGS = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        ".pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "sitecustomize.py",
+        "usercustomize.py",
+    }
+)
+# What pytest and this plugin import at start, besides the standard library.
+_PYTEST_MODULES = frozenset(
+    {
+        "pytest",
+        "_pytest",
+        "pluggy",
+        "py",
+        "iniconfig",
+        "packaging",
+        "exceptiongroup",
+        "tomli",
+        "colorama",
+        "pygments",
+        "turngym_grade",
+    }
+)
+
 
 def parse_pytest_log(log: str) -> dict[str, str]:
     r"""Each test id's outcome (``PASSED``, ``FAILED``, ``ERROR``, ...) in a ``pytest -rA`` log.
+
+    For reading a log by eye or in a report; the grader itself never trusts a log.
 
     >>> parse_pytest_log("PASSED tests/test_a.py::test_x\nFAILED tests/test_a.py::test_y - boom")
     {'tests/test_a.py::test_x': 'PASSED', 'tests/test_a.py::test_y': 'FAILED'}
@@ -54,11 +125,12 @@ class Grade:
     """The verdict on one patch.
 
     Attributes:
-        resolved: the patch applies and every FAIL_TO_PASS and PASS_TO_PASS test passes.
+        resolved: the patch applies and every FAIL_TO_PASS and PASS_TO_PASS test passed.
         applied: the patch applies to the base commit (an empty patch does).
         tests: each graded test id's outcome (``PASSED``, ``FAILED``, ``MISSING``, ...).
         reward_parts: ``f2p``, ``p2p``, ``applies``, ``submitted`` in [0, 1].
-        log: the tail of the test log (or why nothing ran).
+        reverted: the files of the patch put back as they are at the base commit.
+        log: the tail of the test run's output (or why nothing ran), for people to read.
         seconds: how long grading took.
 
     """
@@ -67,8 +139,53 @@ class Grade:
     applied: bool
     tests: Mapping[str, str] = field(default_factory=dict)
     reward_parts: Mapping[str, float] = field(default_factory=dict)
+    reverted: tuple[str, ...] = ()
     log: str = ""
     seconds: float = 0.0
+
+
+def is_test_infrastructure(
+    path: str, test_files: Collection[str], base_top: Collection[str] = ()
+) -> bool:
+    """Whether a patch's change to ``path`` could change how tests run or what they check.
+
+    Args:
+        path: a repository-relative path the patch adds, changes or deletes.
+        test_files: the task's test files (its test ids' files and the test patch's).
+        base_top: the names at the top of the repository at the base commit (a new
+            top-level module that shadows the standard library or pytest is refused,
+            one the base already has is the repository's own).
+
+    >>> is_test_infrastructure("pkg/conftest.py", ["tests/test_a.py"])
+    True
+    >>> is_test_infrastructure("tests/__init__.py", ["tests/test_a.py"])
+    True
+    >>> is_test_infrastructure("inspect.py", ["tests/test_a.py"], base_top=["pkg", "tests"])
+    True
+    >>> is_test_infrastructure("pkg/core.py", ["tests/test_a.py"], base_top=["pkg", "tests"])
+    False
+
+    """
+    name = posixpath.basename(path)
+    if name in _SETTINGS or name.endswith(".pth") or path in test_files:
+        return True
+    if name == "__init__.py":
+        folder = posixpath.dirname(path)
+        if any(folder in _folders(test) for test in test_files):
+            return True
+    top = path.split("/", 1)[0]
+    return top not in base_top and top.split(".", 1)[0] in _shadowed()
+
+
+def _folders(path: str) -> list[str]:
+    """The folders that hold ``path``, the repository root ("") included."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
+
+
+@lru_cache(maxsize=1)
+def _shadowed() -> frozenset[str]:
+    return frozenset(getattr(sys, "stdlib_module_names", ())) | _PYTEST_MODULES
 
 
 def grade(
@@ -83,54 +200,210 @@ def grade(
 ) -> Grade:
     """Grade ``patch`` on ``task`` in ``workspace`` (wiped first) through ``sandbox``.
 
-    ``sandbox`` must be bound to ``workspace``; ``timeout`` bounds the whole run
-    (default: the sandbox's wall limit).
+    ``sandbox`` must be bound to ``workspace`` and show `PLUGIN_DIR`; ``timeout``
+    bounds the test run (default: the sandbox's wall limit).
     """
     start = time.perf_counter()
+
+    def verdict(
+        applied: bool,
+        log: str,
+        tests: Mapping[str, str] | None = None,
+        reverted: Collection[str] = (),
+    ) -> Grade:
+        tests = tests or {}
+        every = {t: tests.get(t, "MISSING") for t in (*task.fail_to_pass, *task.pass_to_pass)}
+        f2p, p2p = _fraction(every, task.fail_to_pass), _fraction(every, task.pass_to_pass)
+        return Grade(
+            resolved=applied and bool(tests) and f2p == 1.0 and p2p == 1.0,
+            applied=applied,
+            tests=every,
+            reward_parts={
+                "f2p": f2p,
+                "p2p": p2p,
+                "applies": float(applied),
+                "submitted": float(submitted),
+            },
+            reverted=tuple(reverted),
+            log=log[-20_000:],
+            seconds=time.perf_counter() - start,
+        )
+
     workspace.reset(base)
-    workspace.private(_MODEL).write_text(patch)
-    workspace.private(_TESTS).write_text(task.test_patch)
-    files = " ".join(shlex.quote(f) for f in task.test_files)
-    script = "; ".join(
-        [
-            _apply(_MODEL, _APPLY_FAILED, 3) if patch.strip() else "true",
-            _apply(_TESTS, _TEST_PATCH_FAILED, 4) if task.test_patch.strip() else "true",
-            f"{task.test_cmd} {files} > .git/{_LOG} 2>&1",
-            "exit 0",
+    folder = Folder(workspace.root)
+    folder.write_text(f".git/{_MODEL}", patch)
+    folder.write_text(f".git/{_TESTS}", task.test_patch)
+
+    # 1. the agent's patch, and what it changed
+    changed_file = f".git/turngym-changed-{secrets.token_hex(8)}"
+    apply = _apply(_MODEL, _APPLY_FAILED, 3) if patch.strip() else "true"
+    result = sandbox.run(f"{apply} && {_changed(base, changed_file)}")
+    if _APPLY_FAILED in result.output or result.returncode != 0:
+        why = _APPLY_FAILED if _APPLY_FAILED in result.output else "TURNGYM: git failed"
+        return verdict(False, f"{why}\n{result.output}")
+    tests_touched = {*task.test_files, *_patched_files(task.test_patch)}
+    top = _base_names(base)
+    try:
+        changed = _read_list(folder, changed_file)
+    except PathRefused as refused:
+        return verdict(True, f"TURNGYM: the changed files could not be listed: {refused}")
+    reverted = sorted(p for p in changed if is_test_infrastructure(p, tests_touched, top))
+
+    # 2. the test infrastructure as it was, then the hidden tests
+    files = _files_at_base(base)
+    restore = [p for p in reverted if p in files]
+    remove = sorted({_removal(p, top) for p in reverted if p not in files})
+    folder.write_bytes(".git/turngym-restore", _nul_list(restore))
+    folder.write_bytes(".git/turngym-remove", _nul_list(remove))
+    again = f".git/turngym-changed-{secrets.token_hex(8)}"
+    steps = [
+        f"{_GIT} checkout -q {base.commit} --pathspec-from-file=.git/turngym-restore "
+        "--pathspec-file-nul"
+        if restore
+        else "true",
+        "xargs -0 -r rm -rf -- < .git/turngym-remove",
+        _changed(base, again),
+    ]
+    result = sandbox.run(" && ".join(steps), env={"GIT_LITERAL_PATHSPECS": "1"})
+    try:
+        left = [
+            p for p in _read_list(folder, again) if is_test_infrastructure(p, tests_touched, top)
         ]
-    )
-    result = sandbox.run(script, timeout=timeout, env=_TEST_ENV)
-    log, _ = read_private(workspace.private(_LOG), 1_000_000, tail=True)
-    applied = _APPLY_FAILED not in result.output
-    outcomes = parse_pytest_log(log) if applied else {}
-    tests = {t: outcomes.get(t, "MISSING") for t in (*task.fail_to_pass, *task.pass_to_pass)}
-    f2p = _fraction(tests, task.fail_to_pass)
-    p2p = _fraction(tests, task.pass_to_pass)
-    resolved = applied and f2p == 1.0 and p2p == 1.0 and _TEST_PATCH_FAILED not in result.output
-    if result.timed_out:
-        log += "\nTURNGYM: the tests ran out of time"
-    return Grade(
-        resolved=resolved,
-        applied=applied,
-        tests=tests,
-        reward_parts={
-            "f2p": f2p,
-            "p2p": p2p,
-            "applies": float(applied),
-            "submitted": float(submitted),
-        },
-        log=(log or result.output)[-20_000:],
-        seconds=time.perf_counter() - start,
-    )
+    except PathRefused as refused:
+        left = [f"(the list could not be read: {refused})"]
+    if result.returncode != 0 or left:
+        log = f"TURNGYM: the test infrastructure could not be put back: {left}\n{result.output}"
+        return verdict(True, log, reverted=reverted)
+    if task.test_patch.strip():
+        result = sandbox.run(_apply(_TESTS, _TEST_PATCH_FAILED, 4))
+        if result.returncode != 0:
+            return verdict(True, f"{_TEST_PATCH_FAILED}\n{result.output}", reverted=reverted)
+
+    # 3. the tests, their outcomes from the plugin's signed lines only
+    tests, log = _run_tests(task, sandbox, timeout)
+    return verdict(True, log, tests, reverted)
 
 
 def _apply(name: str, failure: str, status: int) -> str:
     # The grading copy is turngym's own, but the sandbox may run as another user.
-    git = "git -c safe.directory='*' apply --whitespace=nowarn"
-    return f"{git} .git/{name} || {{ echo '{failure}'; exit {status}; }}"
+    fail = f"{{ echo '{failure}'; exit {status}; }}"
+    return f"{{ {_GIT} apply --whitespace=nowarn .git/{name} || {fail}; }}"
+
+
+def _changed(base: Base, into: str) -> str:
+    """A shell step listing every path that differs from the base commit (NUL-separated)."""
+    return (
+        f"{_GIT} add -A >/dev/null && "
+        f"{_GIT} diff --cached --name-only -z --no-renames {base.commit} > {into}"
+    )
+
+
+def _read_list(folder: Folder, name: str) -> list[str]:
+    data = folder.read_bytes(name, _MAX_LIST)
+    return [os.fsdecode(p) for p in data.split(b"\0") if p]
+
+
+def _nul_list(paths: Iterable[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)
+
+
+def _removal(path: str, base_top: Collection[str]) -> str:
+    """What to delete to undo ``path``: the whole new top-level entry if it shadows a module."""
+    top = path.split("/", 1)[0]
+    if top not in base_top and top.split(".", 1)[0] in _shadowed():
+        return top
+    return path
+
+
+def _patched_files(patch: str) -> list[str]:
+    """The files a unified diff touches (both sides of a rename)."""
+    found = re.findall(r"^(?:\+\+\+ b/|--- a/)(.+?)\s*$", patch, re.MULTILINE)
+    return [p for p in found if p != "/dev/null"]
+
+
+@lru_cache(maxsize=64)
+def _files_at_base(base: Base) -> frozenset[str]:
+    listed = git(["ls-tree", "-r", "-z", "--name-only", base.commit], base.path)
+    return frozenset(p for p in listed.split("\0") if p)
+
+
+def _base_names(base: Base) -> frozenset[str]:
+    return frozenset(p.split("/", 1)[0] for p in _files_at_base(base))
+
+
+def _run_tests(
+    task: SWETask, sandbox: Sandbox, timeout: float | None
+) -> tuple[dict[str, str], str]:
+    """Run the task's tests with the plugin; (each test id's outcome, the output's tail)."""
+    key = secrets.token_bytes(32)
+    files = " ".join(shlex.quote(f) for f in task.test_files)
+    command = f"{task.test_cmd} -p turngym_grade {files}"
+    env = {**_TEST_ENV, "PYTHONPATH": str(PLUGIN_DIR)}
+    records = bytearray()
+    if "pass_fds" in _parameters(sandbox.run):
+        read, write = os.pipe()
+        reader = threading.Thread(target=_drain, args=(read, records), daemon=True)
+        reader.start()
+        try:
+            env["TURNGYM_GRADE_FD"] = str(write)
+            result = sandbox.run(  # type: ignore[call-arg]
+                command, timeout=timeout, stdin=key.hex() + "\n", env=env, pass_fds=(write,)
+            )
+        finally:
+            os.close(write)  # the sandbox's processes are gone: the reader sees the end
+            reader.join()
+    else:  # e.g. Docker: the signed lines travel with the output (a flood loses, never forges)
+        env["TURNGYM_GRADE_FD"] = "1"
+        result = sandbox.run(command, timeout=timeout, stdin=key.hex() + "\n", env=env)
+        records += result.output.encode("utf-8", "surrogateescape")
+    tests = _verified(bytes(records), key)
+    log = "\n".join(line for line in result.output.splitlines() if not line.startswith("TURNGYM1 "))
+    if result.timed_out:
+        log += "\nTURNGYM: the tests ran out of time"
+    if not tests:
+        log += "\nTURNGYM: no signed outcome came back (is the test command pytest?)"
+    return tests, log
+
+
+def _parameters(fn: object) -> Collection[str]:
+    import inspect
+
+    try:
+        return inspect.signature(fn).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ()
+
+
+def _drain(fd: int, into: bytearray) -> None:
+    with os.fdopen(fd, "rb", buffering=0) as pipe:
+        while chunk := pipe.read(1 << 16):
+            if len(into) < _MAX_RECORDS:
+                into += chunk
+
+
+def _verified(records: bytes, key: bytes) -> dict[str, str]:
+    """Each test id's outcome from the lines signed with ``key`` (the worst if repeated)."""
+    outcomes: dict[str, str] = {}
+    for line in records.split(b"\n"):
+        marker, _, rest = line.partition(b" ")
+        mac, _, payload = rest.partition(b" ")
+        if marker != b"TURNGYM1" or not payload:
+            continue
+        expected = hmac.new(key, payload, sha256).hexdigest().encode()
+        if not hmac.compare_digest(mac, expected):
+            continue
+        try:
+            record = json.loads(payload)
+            test, word = str(record["id"]), _WORDS.get(str(record["outcome"]), "ERROR")
+        except (ValueError, KeyError, TypeError):
+            continue
+        old = outcomes.get(test)
+        if old is None or _BAD.get(word, 9) > _BAD.get(old, 9):
+            outcomes[test] = word
+    return outcomes
 
 
 def _fraction(outcomes: Mapping[str, str], tests: tuple[str, ...]) -> float:
     if not tests:
         return 1.0
-    return sum(outcomes[t] in _PASSING for t in tests) / len(tests)
+    return sum(outcomes[t] == _PASSED for t in tests) / len(tests)

@@ -570,6 +570,7 @@ class BwrapSandbox:
         timeout: float | None = None,
         stdin: str | None = None,
         env: Mapping[str, str] | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> ExecResult:
         """Run ``bash -c command`` in /testbed under the limits; never raises for the command.
 
@@ -578,6 +579,8 @@ class BwrapSandbox:
             timeout: wall-clock seconds for this call (default ``limits.wall_s``).
             stdin: text fed to the command's standard input (default: none, EOF).
             env: variables added to the sandbox's environment for this call.
+            pass_fds: file descriptors of this process the command inherits (same numbers),
+                e.g. a pipe the grader reads results from.
 
         """
         _check_call(self._closed, command, timeout, stdin, env)
@@ -595,6 +598,7 @@ class BwrapSandbox:
                 stderr=subprocess.STDOUT,
                 env={**self._env, **(env or {})},
                 start_new_session=True,  # one process group to kill on the host side
+                pass_fds=tuple(pass_fds),
             )
             cap = _OutputCap(self.limits.output_bytes)
 
@@ -691,8 +695,12 @@ class LocalSandbox:
         timeout: float | None = None,
         stdin: str | None = None,
         env: Mapping[str, str] | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> ExecResult:
-        """Run ``bash -c command`` in the workspace; never raises for the command."""
+        """Run ``bash -c command`` in the workspace; never raises for the command.
+
+        ``pass_fds`` are file descriptors the command inherits (as ``BwrapSandbox.run``).
+        """
         _check_call(self._closed, command, timeout, stdin, env)
         wall = timeout if timeout is not None else self.limits.wall_s
         argv = [_BASH, "-c", self._prelude + 'exec "$@"', "sandbox", _BASH, "-c", command]
@@ -706,6 +714,7 @@ class LocalSandbox:
                 stderr=subprocess.STDOUT,
                 env={**self._env, **(env or {})},
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
             )
             cap = _OutputCap(self.limits.output_bytes)
             killed = _pump(
