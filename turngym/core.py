@@ -77,7 +77,9 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         ``_reset(options) -> str``: start an episode using ``self.np_random``, return the
         first observation (it states the task).
         ``_parse(action) -> A | Invalid``: turn a string into the env's own action.
-        ``_apply(action: A) -> Outcome``: play a parsed action.
+        ``_apply(action: A) -> Outcome | Invalid``: play a parsed action (``Invalid`` when
+        it turns out, only while playing it, that it cannot be applied: e.g. a file it
+        names is a link the env will not follow).
         ``_legal_actions() -> list[str] | None``: canonical legal strings (None if the
         action set is not finite).
         ``_render() -> str``: the current state as text.
@@ -156,7 +158,7 @@ class TextEnv(gym.Env[str, str], Generic[A]):
     def _parse(self, action: str) -> A | Invalid:
         raise NotImplementedError
 
-    def _apply(self, action: A) -> Outcome:
+    def _apply(self, action: A) -> Outcome | Invalid:
         raise NotImplementedError
 
     def _legal_actions(self) -> list[str] | None:
@@ -218,11 +220,11 @@ class TextEnv(gym.Env[str, str], Generic[A]):
             parsed = self._parse(action)
         self._turn += 1
 
-        if isinstance(parsed, Invalid):
-            result = self._invalid_step(action, parsed.reason)
+        outcome = parsed if isinstance(parsed, Invalid) else self._apply(parsed)
+        if isinstance(outcome, Invalid):
+            result = self._invalid_step(action, outcome.reason)
         else:
             self._invalid_streak = 0
-            outcome = self._apply(parsed)
             self._success = self._success or outcome.success
             self._done = outcome.terminated or outcome.truncated
             self._terminated = outcome.terminated

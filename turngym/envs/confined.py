@@ -197,6 +197,28 @@ class Folder:
             os.close(fd)
         return sorted(entries)
 
+    def walk(
+        self, path: str | os.PathLike[str] = "."
+    ) -> Iterator[tuple[str, list[str], list[str]]]:
+        """Like ``os.walk`` below ``path`` (top down), never through a link.
+
+        Yields (folder relative to the root, sub-folder names, other names); prune the
+        sub-folders in place to skip them. Links and special files are listed with the
+        other names, never entered.
+        """
+        parts = self.parts(path)
+        fd = self._walk(parts)
+        try:
+            for folder, dirs, files, here in os.fwalk(".", dir_fd=fd, follow_symlinks=False):
+                links = [d for d in dirs if _is_link(d, here)]
+                if links:  # fwalk lists a link to a folder with the folders (never entering it)
+                    dirs[:] = [d for d in dirs if d not in links]
+                    files = sorted([*files, *links])
+                rel = os.path.normpath(os.path.join(*parts, folder))
+                yield rel, dirs, files
+        finally:
+            os.close(fd)
+
     def usage(self, *, max_entries: int = 1_000_000) -> tuple[int, int]:
         """(bytes on disk, entries) of everything below the root; stops at ``max_entries``."""
         total, count = 0, 0
@@ -345,6 +367,13 @@ class Folder:
     def makedirs(self, path: str | os.PathLike[str]) -> None:
         """Make the directory ``path`` and its parents (refused through a link)."""
         os.close(self._walk(self.parts(path), create=True))
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return True  # gone or unreadable: never entered
 
 
 def _shown(path: str) -> str:

@@ -19,6 +19,7 @@ files). ``task=`` fixes one; otherwise each reset draws one from the env's RNG, 
 from __future__ import annotations
 
 import contextlib
+import secrets
 import shutil
 import tempfile
 import weakref
@@ -29,15 +30,15 @@ from typing import Any
 from turngym.calls import parse_call
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.cache import cache_dir
+from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.grading import PLUGIN_DIR, Grade, grade
 from turngym.envs.swe.sandbox import Limits, Sandbox, make_sandbox
 from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
 from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
-from turngym.envs.swe.workspace import Base, Workspace, prepare, read_private
+from turngym.envs.swe.workspace import Base, Workspace, prepare
 
 __all__ = ["SWEEnv", "SWELiteEnv"]
 
-_PATCH = "turngym-submission.patch"
 _MAX_PATCH = 5_000_000
 _MAX_ACTION = 200_000  # a create() may carry a whole file
 
@@ -141,9 +142,16 @@ class SWEEnv(TextEnv[Call]):
         return self.instruction
 
     def _parse(self, action: str) -> Call | Invalid:
-        return parse_call(action, self.tools, max_chars=_MAX_ACTION, json_calls=True)
+        parsed = parse_call(action, self.tools, max_chars=_MAX_ACTION, json_calls=True)
+        if isinstance(parsed, Invalid):
+            return parsed
+        for param, value in parsed[1].items():
+            if isinstance(value, str) and ("\0" in value or not _encodable(value)):
+                what = "a NUL byte" if "\0" in value else "text that is not valid UTF-8"
+                return Invalid(f"{parsed[0]}: {param} holds {what} (a lone surrogate?)")
+        return parsed
 
-    def _apply(self, action: Call) -> Outcome:
+    def _apply(self, action: Call) -> Outcome | Invalid:
         name, args = action
         assert self.task is not None and self._toolbox is not None
         if name == "submit":
@@ -154,17 +162,19 @@ class SWEEnv(TextEnv[Call]):
         except ToolError as error:
             self._last = f"Error: {error}"
             return Outcome(self._last, info={"tool": name, "tool_error": True})
+        except PathRefused as refused:
+            return Invalid(f"{name}: {refused}")
 
     def _submit(self) -> Outcome:
         assert self.task is not None and self._toolbox is not None
-        patch, whole = self.submission()
+        patch, problem = self._diff()
         task = self.task
         judge = self._sandbox(self._judge, task)
-        if whole:
+        if problem is None:
             result = grade(task, patch, self._base(task), self._judge, judge)
         else:
             parts = {"f2p": 0.0, "p2p": 0.0, "applies": 0.0, "submitted": 1.0}
-            result = Grade(False, False, reward_parts=parts, log="the patch is too large")
+            result = Grade(False, False, reward_parts=parts, log=problem)
         self.last_grade = result
         f2p = sum(result.tests.get(t) == "PASSED" for t in task.fail_to_pass)
         p2p = sum(result.tests.get(t) == "PASSED" for t in task.pass_to_pass)
@@ -192,17 +202,32 @@ class SWEEnv(TextEnv[Call]):
 
         Computed inside the sandbox (the workspace's git metadata is the agent's); new
         files are included, files the tests leave behind (``__pycache__``) are not.
-        ``whole`` is False when the patch is larger than 5 MB.
+        ``whole`` is False when the patch is larger than 5 MB or could not be read.
         """
+        patch, problem = self._diff()
+        return patch, problem is None
+
+    def _diff(self) -> tuple[str, str | None]:
+        """(the patch, None) or ("", why it could not be had)."""
         assert self.task is not None and self._toolbox is not None
         base = self._base(self.task)
         git = "git -c safe.directory='*' -c core.hooksPath=/dev/null"
+        # A fresh name each time: the agent cannot have put a FIFO or a link there.
+        name = f".git/turngym-submission-{secrets.token_hex(8)}.patch"
         self._toolbox.sandbox.run(
             f"{git} add -A >/dev/null 2>&1; "
             f"{git} diff --cached --binary --no-color --no-ext-diff --no-textconv "
-            f"{base.commit} > .git/{_PATCH}"
+            f"{base.commit} > {name}"
         )
-        return read_private(self._work.private(_PATCH), _MAX_PATCH)
+        folder = Folder(self._work.root)
+        try:
+            data = folder.read_bytes(name, _MAX_PATCH)
+        except PathRefused as refused:
+            return "", f"the submission could not be read: {refused}"
+        finally:
+            with contextlib.suppress(PathRefused):
+                folder.remove(name)
+        return data.decode("utf-8", errors="replace"), None
 
     def _turn_limit_reached(self) -> tuple[str, dict[str, Any]]:
         parts = {"f2p": 0.0, "p2p": 0.0, "applies": 0.0, "submitted": 0.0}
@@ -276,6 +301,14 @@ def _task_set(tasks: Sequence[SWETask] | str) -> tuple[SWETask, ...]:
     if not found or not all(isinstance(t, SWETask) for t in found):
         raise ValueError("tasks must be a non-empty sequence of SWETask")
     return found
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _remove(root: Path, sandboxes: dict[tuple[str, str | None], Sandbox]) -> None:

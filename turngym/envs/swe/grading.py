@@ -46,7 +46,7 @@ from turngym.envs.swe.sandbox import Sandbox
 from turngym.envs.swe.tasks import SWETask
 from turngym.envs.swe.workspace import Base, Workspace, git
 
-__all__ = ["PLUGIN_DIR", "Grade", "grade", "parse_pytest_log", "is_test_infrastructure"]
+__all__ = ["PLUGIN_DIR", "Grade", "grade", "is_test_infrastructure", "parse_pytest_log"]
 
 PLUGIN_DIR = Path(__file__).parent / "plugin"
 """The folder of turngym's grading plugin for pytest (the grading sandbox must see it)."""

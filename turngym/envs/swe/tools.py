@@ -8,16 +8,16 @@ tools in the JSON-schema form function-calling models and servers take.
 
 ``bash`` (stateless per call, like mini-swe-agent), ``search`` and ``run_tests`` run in
 the sandbox. The file tools (``view``, ``create``, ``str_replace``, ``insert``,
-``undo_edit``, ``find_file``) work on the workspace folder directly, for speed: every
-path is resolved (symlinks included) and refused unless it stays inside the
-repository. ``submit`` is the env's (it ends the episode). Paths may be given relative
-to the repository root or absolute under the sandbox's view of it (``/testbed/...``).
+``undo_edit``, ``find_file``) work on the workspace folder directly, for speed, through
+``turngym.envs.confined.Folder``: no link is followed, only regular files are read or
+written, reads are bounded and an edit replaces its file atomically. ``submit`` is the
+env's (it ends the episode). Paths may be given relative to the repository root or
+absolute under the sandbox's view of it (``/testbed/...``).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from turngym.calls import REQUIRED, Kind, Param, usage
+from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.sandbox import ExecResult, Sandbox
 
 __all__ = ["TOOLS", "TOOL_SCHEMAS", "ToolError", "Toolbox", "tool_help"]
@@ -128,12 +129,17 @@ class ToolError(Exception):
 
 @dataclass
 class _Edit:
-    path: Path
+    path: str  # relative to the repository root
     before: str | None  # None: the file did not exist
 
 
 class Toolbox:
     """Runs tool calls on one workspace folder through one sandbox.
+
+    The file tools go through `turngym.envs.confined.Folder`: no link is ever followed
+    (not even one inside the repository), only regular files are read or written,
+    reads are bounded and writes atomic. What they refuse raises
+    `~turngym.envs.confined.PathRefused` (the env makes it an invalid action).
 
     Args:
         root: the workspace folder on this machine (the repository root).
@@ -141,6 +147,7 @@ class Toolbox:
         test_cmd: the command ``run_tests`` runs (selection appended).
         max_lines: how many lines ``view`` shows without a range.
         max_chars: the longest observation text (the rest is cut with a note).
+        max_file_bytes: the largest file the file tools read.
 
     """
 
@@ -152,8 +159,10 @@ class Toolbox:
         test_cmd: str,
         max_lines: int = 400,
         max_chars: int = 16_000,
+        max_file_bytes: int = 4_000_000,
     ) -> None:
         self.root = Path(root).resolve()
+        self.folder = Folder(self.root, read_limit=max_file_bytes)
         self.sandbox = sandbox
         self.test_cmd = test_cmd
         self.max_lines = max_lines
@@ -171,6 +180,7 @@ class Toolbox:
 
         Raises:
             ToolError: the call cannot be done (the message says why).
+            PathRefused: a path the host will not touch (a link, a FIFO, a huge file).
 
         """
         method = getattr(self, f"_{name}", None)
@@ -216,7 +226,7 @@ class Toolbox:
 
     def _view(self, path: str, start: int | None, end: int | None) -> str:
         target = self._inside(path)
-        if target.is_dir():
+        if self._kind(target) == "dir":
             return self._listing(target)
         lines = self._read(target).splitlines()
         first = max(1, start or 1)
@@ -231,14 +241,14 @@ class Toolbox:
 
     def _create(self, path: str, text: str) -> str:
         target = self._inside(path)
-        if target.is_dir():
+        kind = self.folder.kind(target) if target != "." else "dir"
+        if kind == "dir":
             raise ToolError(f"{path} is a directory")
-        before = self._read(target) if target.exists() else None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self._write(target, text)
+        before = self._read(target) if kind is not None else None
+        self.folder.write_text(target, text, make_parents=True)
         self._edits.append(_Edit(target, before))
         verb = "Overwrote" if before is not None else "Created"
-        return f"{verb} {self._relative(target)} ({len(text.splitlines())} lines)."
+        return f"{verb} {target} ({len(text.splitlines())} lines)."
 
     def _str_replace(self, path: str, old: str, new: str) -> str:
         target = self._inside(path)
@@ -257,10 +267,11 @@ class Toolbox:
                 "include more context so it is unique"
             )
         at = text.index(old)
-        self._write(target, text.replace(old, new, 1))
+        after = text.replace(old, new, 1)
+        self.folder.write_text(target, after)
         self._edits.append(_Edit(target, text))
         line = text[:at].count("\n") + 1
-        return f"Edited {self._relative(target)}:\n{self._snippet(target, line, new)}"
+        return f"Edited {target}:\n{_snippet(after, line, new)}"
 
     def _insert(self, path: str, line: int, text: str) -> str:
         target = self._inside(path)
@@ -271,9 +282,10 @@ class Toolbox:
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
         added = text if text.endswith("\n") else text + "\n"
-        self._write(target, "".join([*lines[:line], added, *lines[line:]]))
+        after = "".join([*lines[:line], added, *lines[line:]])
+        self.folder.write_text(target, after)
         self._edits.append(_Edit(target, before))
-        return f"Inserted into {self._relative(target)}:\n{self._snippet(target, line + 1, added)}"
+        return f"Inserted into {target}:\n{_snippet(after, line + 1, added)}"
 
     def _undo_edit(self, path: str) -> str:
         target = self._inside(path)
@@ -281,87 +293,81 @@ class Toolbox:
             if self._edits[i].path == target:
                 edit = self._edits.pop(i)
                 if edit.before is None:
-                    target.unlink(missing_ok=True)
-                    return f"Undid the creation of {self._relative(target)}."
-                self._write(target, edit.before)
-                return f"Undid the last edit of {self._relative(target)}."
+                    self.folder.remove(target)
+                    return f"Undid the creation of {target}."
+                self.folder.write_text(target, edit.before)
+                return f"Undid the last edit of {target}."
         raise ToolError(f"no edit of {path} to undo")
 
     def _find_file(self, name: str, path: str) -> str:
         if not name:
             raise ToolError("the name is empty")
         where = self._inside(path)
+        if self._kind(where) != "dir":
+            raise ToolError(f"{path} is not a directory")
         found = []
-        for folder, dirs, files in os.walk(where):  # never follows symlinks
+        for folder, dirs, files in self.folder.walk(where):  # never through a link
             dirs[:] = sorted(d for d in dirs if d != ".git")
-            found += [Path(folder, f) for f in sorted(files) if fnmatch.fnmatch(f, name)]
+            found += [_join(folder, f) for f in sorted(files) if fnmatch.fnmatch(f, name)]
             if len(found) > 200:
                 break
         if not found:
             return f"No file named {name!r}."
-        shown = "\n".join(self._relative(f) for f in found[:200])
+        shown = "\n".join(found[:200])
         return shown + ("\n(more than 200 files; narrow the name)" if len(found) > 200 else "")
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _inside(self, path: str) -> Path:
-        """The host path of ``path``, refused unless it resolves inside the repository."""
+    def _inside(self, path: str) -> str:
+        """``path`` relative to the repository root ("." for the root), checked lexically.
+
+        Whether a link is on the way is for `Folder` to refuse when the path is used.
+        """
         if not path or "\0" in path:
             raise ToolError("the path is empty or invalid")
         workdir = self.sandbox.workdir.rstrip("/")
         if path == workdir or path.startswith(workdir + "/"):
             path = path[len(workdir) :].lstrip("/") or "."
-        elif path.startswith(str(self.root)):
-            path = path[len(str(self.root)) :].lstrip("/") or "."
-        elif path.startswith("/"):
+        elif path.startswith("/") and not path.startswith(str(self.root)):
             raise ToolError(f"{path} is outside the repository ({workdir})")
-        target = (self.root / path).resolve()
-        if target != self.root and self.root not in target.parents:
-            raise ToolError(f"{path} leads outside the repository")
-        return target
+        try:
+            parts = self.folder.parts(path)
+        except PathRefused as refused:
+            raise ToolError(f"{path} leads outside the repository") from refused
+        return "/".join(parts) or "."
 
-    def _read(self, target: Path) -> str:
-        if not target.exists():
-            raise ToolError(f"{self._relative(target)} does not exist")
-        if target.is_dir():
-            raise ToolError(f"{self._relative(target)} is a directory")
-        data = target.read_bytes()
+    def _kind(self, target: str) -> str:
+        kind = self.folder.kind(target)
+        if kind is None:
+            raise ToolError(f"{target} does not exist")
+        return kind
+
+    def _read(self, target: str) -> str:
+        if self._kind(target) == "dir":
+            raise ToolError(f"{target} is a directory")
+        data = self.folder.read_bytes(target)
         if b"\0" in data[:8192]:
-            raise ToolError(f"{self._relative(target)} is a binary file")
+            raise ToolError(f"{target} is a binary file")
         return data.decode("utf-8", errors="replace")
 
-    def _write(self, target: Path, text: str) -> None:
-        target.write_text(text, encoding="utf-8")
-        owner = self.root.stat()
-        if os.geteuid() == 0 and target.stat().st_uid != owner.st_uid:
-            # The sandbox may run as the workspace's owner, not root: keep files theirs.
-            os.chown(target, owner.st_uid, owner.st_gid)
+    def _sandbox_path(self, target: str) -> str:
+        workdir = self.sandbox.workdir.rstrip("/")
+        return workdir if target == "." else f"{workdir}/{target}"
 
-    def _relative(self, target: Path) -> str:
-        return str(target.relative_to(self.root)) if target != self.root else "."
-
-    def _sandbox_path(self, target: Path) -> str:
-        return f"{self.sandbox.workdir.rstrip('/')}/{self._relative(target)}"
-
-    def _listing(self, folder: Path) -> str:
+    def _listing(self, folder: str) -> str:
         entries = []
-        for child in sorted(folder.iterdir()):
-            if child.name == ".git":
+        for name, kind in self.folder.listdir(folder):
+            if name == ".git":
                 continue
-            entries.append(self._relative(child) + ("/" if child.is_dir() else ""))
-            if child.is_dir() and not child.is_symlink():
+            path = _join(folder, name)
+            entries.append(path + _MARK.get(kind, ""))
+            if kind == "dir":
                 entries += [
-                    "  " + self._relative(c) + ("/" if c.is_dir() else "")
-                    for c in sorted(child.iterdir())
-                    if c.name != "__pycache__"
+                    "  " + _join(path, child) + _MARK.get(child_kind, "")
+                    for child, child_kind in self.folder.listdir(path)
+                    if child != "__pycache__"
                 ]
         return "\n".join(entries) or "(empty directory)"
-
-    def _snippet(self, target: Path, line: int, new: str) -> str:
-        lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
-        first = max(1, line - 3)
-        last = min(len(lines), line + new.count("\n") + 3)
-        return "\n".join(f"{n:6}\t{lines[n - 1]}" for n in range(first, last + 1))
 
     def _cut(self, text: str) -> str:
         if len(text) <= self.max_chars:
@@ -369,6 +375,20 @@ class Toolbox:
         half = self.max_chars // 2
         cut = len(text) - 2 * half
         return f"{text[:half]}\n... ({cut} characters cut) ...\n{text[-half:]}"
+
+
+_MARK = {"dir": "/", "link": "@", "other": "|"}  # as ``ls -F`` marks them
+
+
+def _join(folder: str, name: str) -> str:
+    return name if folder == "." else f"{folder}/{name}"
+
+
+def _snippet(text: str, line: int, new: str) -> str:
+    lines = text.splitlines()
+    first = max(1, line - 3)
+    last = min(len(lines), line + new.count("\n") + 3)
+    return "\n".join(f"{n:6}\t{lines[n - 1]}" for n in range(first, last + 1))
 
 
 def _occurrences(text: str, part: str) -> Sequence[int]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from turngym.envs.cache import cache_dir
 from turngym.envs.swe.tasks import SWETask
 
-__all__ = ["Base", "Workspace", "git", "prepare", "read_private"]
+__all__ = ["Base", "Workspace", "git", "prepare"]
 
 # Fixed identity and dates make a bundled repo's base commit the same everywhere.
 _GIT_ENV = {
@@ -209,31 +209,9 @@ class Workspace:
         """Remove the folder itself."""
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def private(self, name: str) -> Path:
-        """A file of turngym's inside the workspace's ``.git`` (not part of the tree)."""
-        return self.root / ".git" / name
-
 
 def _objects_at_top(git_dir: Path):  # type: ignore[no-untyped-def]
     def ignore(folder: str, names: list[str]) -> list[str]:
         return ["objects"] if Path(folder) == git_dir else []
 
     return ignore
-
-
-def read_private(path: Path, limit: int, *, tail: bool = False) -> tuple[str, bool]:
-    """A file the sandbox wrote, as (text, whole), never following a symlink.
-
-    At most ``limit`` bytes of its start (or its end with ``tail``); ``("", True)`` if
-    the file is absent.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return "", True
-    with os.fdopen(fd, "rb") as file:
-        size = os.fstat(file.fileno()).st_size
-        if tail:
-            file.seek(max(0, size - limit))
-        data = file.read(limit)
-    return data.decode("utf-8", errors="replace"), size <= limit

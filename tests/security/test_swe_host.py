@@ -1,0 +1,246 @@
+"""An SWE agent against the host: special files, huge files, bad text, a full disk (issue 23).
+
+The agent controls its workspace: FIFOs, sparse files, links and unencodable arguments
+must come back as invalid actions with a reason, never hang or crash the host, never
+leave a file half-written; a call that fills the disk is stopped at the workspace's
+quota. After each attack the env still serves an honest episode.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import pytest
+
+from tests import system_deps
+from tests.envs.swe.toy_task import BASE, FIXED, toy_task
+from turngym.envs.swe.env import SWEEnv
+from turngym.envs.swe.sandbox import Limits
+
+pytestmark = [pytest.mark.sandbox, system_deps.bubblewrap()]
+
+BOUND_S = 60.0  # a step that blocks on a FIFO would never end; this only bounds the wait
+QUOTA_MB = 64
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    limits = Limits(disk_mb=QUOTA_MB, wall_s=20.0)
+    made = SWEEnv(tasks=[toy_task(tmp_path_factory.mktemp("toy"))], sandbox="bwrap", limits=limits)
+    yield made
+    made.close()
+
+
+def step(env, action: str):
+    """``env.step`` in a thread, so a step that blocks forever fails the test instead."""
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["result"] = env.step(action)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(BOUND_S)
+    assert not worker.is_alive(), f"{action[:60]!r} blocked the host"
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def call(name: str, *args: object) -> str:
+    return json.dumps({"name": name, "arguments": dict(zip(ARGS[name], args, strict=False))})
+
+
+ARGS = {
+    "view": ("path",),
+    "create": ("path", "text"),
+    "str_replace": ("path", "old", "new"),
+    "insert": ("path", "line", "text"),
+    "bash": ("command",),
+    "find_file": ("name", "path"),
+    "search": ("pattern", "path"),
+}
+
+
+def assert_invalid(result, *words: str) -> None:
+    obs, _reward, terminated, _truncated, info = result
+    assert info["invalid_action"], obs
+    assert not terminated
+    assert all(w in obs for w in words), obs
+    assert "\n" not in info["invalid_reason"]
+
+
+def assert_still_works(env) -> None:
+    """An honest episode still resolves the task."""
+    env.reset(seed=0)
+    for path, text in FIXED.items():
+        assert not step(env, call("create", path, text))[4]["invalid_action"]
+    assert step(env, "submit()")[1] == 1.0
+
+
+def workspace(env):
+    return env._work.root
+
+
+# -- special files -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        call("view", "pipe"),
+        call("create", "pipe", "x = 1\n"),
+        call("str_replace", "pipe", "a", "b"),
+        call("insert", "pipe", 0, "x"),
+        call("view", "mathy/pipe"),
+    ],
+)
+def test_a_fifo_never_blocks_the_file_tools(env, action):
+    env.reset(seed=0)
+    os.mkfifo(workspace(env) / "pipe")
+    os.mkfifo(workspace(env) / "mathy" / "pipe")
+    assert_invalid(step(env, action), "FIFO")
+    assert_still_works(env)
+
+
+def test_a_fifo_made_by_the_agent_in_the_sandbox_is_refused(env):
+    env.reset(seed=0)
+    step(env, call("bash", "mkfifo notes.txt"))
+    assert_invalid(step(env, call("view", "notes.txt")), "FIFO")
+
+
+def test_a_fifo_where_the_submission_patch_used_to_go_does_not_block_submit(env):
+    env.reset(seed=0)
+    for name in ("turngym-submission.patch", "turngym-test.log", "turngym-model.patch"):
+        os.mkfifo(workspace(env) / ".git" / name)
+    for path, text in FIXED.items():
+        step(env, call("create", path, text))
+    _obs, reward, terminated, _truncated, _info = step(env, "submit()")
+    assert terminated and reward == 1.0
+
+
+def test_code_under_test_that_turns_graders_files_into_fifos_does_not_block_grading(env):
+    env.reset(seed=0)
+    sabotage = (
+        "import os\n\nfrom mathy.ops import total\n\n"
+        "for name in os.listdir('.git'):\n"
+        "    path = os.path.join('.git', name)\n"
+        "    if os.path.isfile(path):\n"
+        "        os.unlink(path)\n"
+        "        os.mkfifo(path)\n"
+        "os.mkfifo('.git/turngym-test.log') if not os.path.exists('.git/turngym-test.log') else 0\n"
+    )
+    step(env, call("create", "mathy/__init__.py", sabotage))
+    _obs, reward, terminated, _truncated, info = step(env, "submit()")
+    assert terminated and reward == 0.0
+    assert_still_works(env)
+
+
+def test_a_huge_sparse_file_is_refused_not_loaded(env):
+    env.reset(seed=0)
+    with open(workspace(env) / "big.bin", "wb") as f:
+        f.truncate(30 << 30)  # 30 GB, no block on disk
+    assert_invalid(step(env, call("view", "big.bin")), "big.bin", "bytes")
+    assert_invalid(step(env, call("str_replace", "big.bin", "a", "b")), "bytes")
+    assert_still_works(env)
+
+
+def test_links_are_never_followed_by_the_file_tools(env, tmp_path):
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("TOP SECRET")
+    env.reset(seed=0)
+    os.symlink(secret, workspace(env) / "out.txt")
+    os.symlink(tmp_path / "dangling.txt", workspace(env) / "dangling.txt")
+    os.symlink(tmp_path, workspace(env) / "outdir")
+    for action in (
+        call("view", "out.txt"),
+        call("str_replace", "out.txt", "TOP", "NOT"),
+        call("create", "dangling.txt", "written through a link"),
+        call("create", "outdir/new.txt", "written through a link"),
+        call("view", "outdir"),
+    ):
+        result = step(env, action)
+        assert "TOP SECRET" not in result[0]
+        assert result[4]["invalid_action"] or result[4]["tool_error"], result[0]
+    assert secret.read_text() == "TOP SECRET"
+    assert not (tmp_path / "dangling.txt").exists() and not (tmp_path / "new.txt").exists()
+
+
+# -- text that cannot be written ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        'str_replace("mathy/ops.py", "result = 0", "\\ud800")',
+        call("str_replace", "mathy/ops.py", "result = 0", "\ud800"),
+        call("create", "mathy/ops.py", "lone \udcff surrogate"),
+        call("insert", "mathy/ops.py", 1, "\ud83d"),
+        call("create", "mathy/ops.py", "nul \x00 byte"),
+        call("create", "mathy/\x00ops.py", "x"),
+        call("view", "mathy/\ud800.py"),
+        call("bash", "echo \x00"),
+        call("bash", "echo \ud800"),
+        call("find_file", "\ud800"),
+        call("search", "\x00"),
+    ],
+)
+def test_unencodable_arguments_are_invalid_and_leave_files_whole(env, action):
+    env.reset(seed=0)
+    result = step(env, action)
+    assert_invalid(result)
+    assert (workspace(env) / "mathy" / "ops.py").read_text() == BASE["mathy/ops.py"]
+    assert_still_works(env)
+
+
+def test_edits_replace_files_atomically(env):
+    env.reset(seed=0)
+    target = workspace(env) / "mathy" / "ops.py"
+    before = os.stat(target).st_ino
+    step(env, call("str_replace", "mathy/ops.py", "result = 0", "result = 0  # start"))
+    assert os.stat(target).st_ino != before  # a new file was renamed over the old one
+    assert not [p for p in target.parent.iterdir() if p.name.startswith(".")]
+
+
+# -- the disk -------------------------------------------------------------------------------
+
+
+def usage_mb(env) -> float:
+    total = 0
+    for folder, _dirs, files in os.walk(workspace(env)):
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                total += os.lstat(path).st_blocks * 512
+    return total / 2**20
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "head -c 2000M /dev/zero > big.bin",
+        "for i in $(seq 40); do head -c 10M /dev/zero > f$i.bin; done",
+        "fallocate -l 5G a.bin; fallocate -l 5G b.bin; for i in $(seq 20); do fallocate -l 1G c$i; done",
+        "python -c \"import os; [os.posix_fallocate(os.open(f'p{i}', os.O_CREAT|os.O_WRONLY), 0, 1 << 30) for i in range(8)]\"",
+    ],
+)
+def test_a_call_cannot_fill_the_disk_past_the_quota(env, command):
+    env.reset(seed=0)
+    obs, *_ = step(env, call("bash", command))
+    assert usage_mb(env) <= QUOTA_MB + 8, obs
+    assert "quota" in obs or "No space" in obs or "too large" in obs, obs
+    # the agent can clean up and go on
+    step(env, call("bash", "rm -f *.bin f* a.bin b.bin c* p*"))
+    assert_still_works(env)
+
+
+def test_the_sandbox_tmp_is_bounded_too(env):
+    env.reset(seed=0)
+    obs, *_ = step(env, call("bash", "head -c 3000M /dev/zero > /tmp/x; ls -l /tmp/x"))
+    assert "3145728000" not in obs
+    assert_still_works(env)
