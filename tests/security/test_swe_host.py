@@ -40,7 +40,7 @@ def step(env, action: str):
     def run() -> None:
         try:
             box["result"] = env.step(action)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             box["error"] = exc
 
     worker = threading.Thread(target=run, daemon=True)
@@ -136,7 +136,7 @@ def test_code_under_test_that_turns_graders_files_into_fifos_does_not_block_grad
         "os.mkfifo('.git/turngym-test.log') if not os.path.exists('.git/turngym-test.log') else 0\n"
     )
     step(env, call("create", "mathy/__init__.py", sabotage))
-    _obs, reward, terminated, _truncated, info = step(env, "submit()")
+    _obs, reward, terminated, *_ = step(env, "submit()")
     assert terminated and reward == 0.0
     assert_still_works(env)
 
@@ -225,15 +225,17 @@ def usage_mb(env) -> float:
     [
         "head -c 2000M /dev/zero > big.bin",
         "for i in $(seq 40); do head -c 10M /dev/zero > f$i.bin; done",
-        "fallocate -l 5G a.bin; fallocate -l 5G b.bin; for i in $(seq 20); do fallocate -l 1G c$i; done",
-        "python -c \"import os; [os.posix_fallocate(os.open(f'p{i}', os.O_CREAT|os.O_WRONLY), 0, 1 << 30) for i in range(8)]\"",
+        "fallocate -l 5G a.bin; fallocate -l 5G b.bin; "
+        "for i in $(seq 20); do fallocate -l 1G c$i; done",
+        "python -c \"import os; [os.posix_fallocate(os.open(f'p{i}', os.O_CREAT|os.O_WRONLY), "
+        '0, 1 << 30) for i in range(8)]"',
     ],
 )
 def test_a_call_cannot_fill_the_disk_past_the_quota(env, command):
     env.reset(seed=0)
     obs, *_ = step(env, call("bash", command))
     assert usage_mb(env) <= QUOTA_MB + 8, obs
-    assert "quota" in obs or "No space" in obs or "too large" in obs, obs
+    assert any(w in obs for w in ("quota", "No space", "too large", "size limit")), obs
     # the agent can clean up and go on
     step(env, call("bash", "rm -f *.bin f* a.bin b.bin c* p*"))
     assert_still_works(env)
@@ -244,3 +246,46 @@ def test_the_sandbox_tmp_is_bounded_too(env):
     obs, *_ = step(env, call("bash", "head -c 3000M /dev/zero > /tmp/x; ls -l /tmp/x"))
     assert "3145728000" not in obs
     assert_still_works(env)
+
+
+# -- the soft quota (where no tmpfs can be mounted: measured during each call) -----------
+
+
+@pytest.fixture
+def soft_box(tmp_path):
+    from turngym.envs.swe.sandbox import BwrapSandbox
+
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    box = BwrapSandbox(folder, limits=Limits(disk_mb=QUOTA_MB, wall_s=60.0))
+    assert not box.disk.hard  # a plain folder: no tmpfs of ours
+    yield box
+    box.close()
+
+
+def folder_mb(folder) -> float:
+    return sum(p.lstat().st_blocks * 512 for p in folder.rglob("*") if p.is_file()) / 2**20
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "while true; do i=$((i+1)); head -c 4M /dev/zero > f$i || break; done",
+        "python -c \"import os\nfor i in range(100000): os.posix_fallocate(os.open(f'p{i}', "
+        'os.O_CREAT | os.O_WRONLY), 0, 32 << 20)"',
+        "for i in $(seq 1000); do fallocate -l 60M a$i; done",
+    ],
+)
+def test_the_soft_quota_stops_a_call_that_fills_the_disk(soft_box, command):
+    result = soft_box.run(command)
+    # measured every 100 ms: what one call writes meanwhile is the bound's slack
+    assert folder_mb(soft_box.workspace) <= 4 * QUOTA_MB, result.output[-500:]
+    # stopped at the quota, or fallocate refused outright (the sandbox's seccomp filter)
+    assert "quota" in result.output or "not supported" in result.output, result.output[-500:]
+    assert soft_box.run("rm -f f* p* a*; echo still here").output.startswith("still here")
+
+
+def test_the_workspace_quota_is_a_tmpfs_where_the_host_may_mount(env):
+    if os.geteuid() != 0:
+        pytest.skip("only root may mount a tmpfs: the soft quota applies")
+    assert env._work.hard_quota and env._judge.hard_quota

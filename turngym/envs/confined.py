@@ -35,7 +35,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["DEFAULT_READ_LIMIT", "Folder", "PathRefused"]
+__all__ = ["DEFAULT_READ_LIMIT", "Folder", "FolderFull", "PathRefused"]
 
 DEFAULT_READ_LIMIT = 8_000_000
 """The most bytes `Folder.read_bytes` returns unless told otherwise."""
@@ -47,6 +47,10 @@ _TEMP_MARK = ".turngym-"
 
 class PathRefused(ValueError):
     """A path the host will not touch for the agent; the message says why in one line."""
+
+
+class FolderFull(PathRefused):
+    """A write failed for want of room: the disk or the folder's quota is full."""
 
 
 def _kind(mode: int) -> str:
@@ -337,7 +341,7 @@ class Folder:
                 with contextlib.suppress(OSError):
                     os.unlink(temp, dir_fd=dir_fd)
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-                    raise PathRefused(
+                    raise FolderFull(
                         f"{shown} cannot be written: the folder is full ({exc.strerror})"
                     ) from None
                 raise PathRefused(f"{shown} cannot be written: {exc.strerror}") from None

@@ -42,7 +42,7 @@ __all__ = ["forget", "remove_dir", "spawn", "sweep", "temp_dir", "watch"]
 
 _lock = threading.Lock()
 _pipe: int | None = None
-_reaper: subprocess.Popen[bytes] | None = None
+_reaper: int | None = None  # its pid
 _swept: set[tuple[str, str]] = set()
 
 
@@ -54,17 +54,24 @@ def _start() -> int:
     global _pipe, _reaper
     if _pipe is None:
         read, write = os.pipe()  # both ends close-on-exec: no other child holds them
+        null = os.open(os.devnull, os.O_RDWR)
         try:
-            _reaper = subprocess.Popen(
+            # posix_spawn, not Popen: the reaper outlives every Popen object (no warning
+            # at exit that it still runs). setsid: a Ctrl-C or a group kill does not reach it.
+            _reaper = os.posix_spawn(
+                sys.executable,
                 [sys.executable, "-I", "-S", os.path.abspath(__file__)],
-                stdin=read,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                close_fds=True,
-                start_new_session=True,  # a Ctrl-C or a group kill of ours does not reach it
+                os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, read, 0),
+                    (os.POSIX_SPAWN_DUP2, null, 1),
+                    (os.POSIX_SPAWN_DUP2, null, 2),
+                ],
+                setsid=True,
             )
         finally:
             os.close(read)
+            os.close(null)
         _pipe = write
     return _pipe
 

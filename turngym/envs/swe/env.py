@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import shutil
-import tempfile
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import Any
 
 from turngym.calls import parse_call
 from turngym.core import Invalid, Outcome, TextEnv
+from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
 from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.grading import PLUGIN_DIR, Grade, grade
@@ -111,9 +110,10 @@ class SWEEnv(TextEnv[Call]):
         self.max_turns = max_turns
         self.task: SWETask | None = None
         self.last_grade: Grade | None = None
-        self._root = Path(tempfile.mkdtemp(prefix="turngym-swe-"))
-        self._work = Workspace(self._root / "work")
-        self._judge = Workspace(self._root / "grade")
+        # Removed when this process ends, even SIGKILLed (quota mounts included).
+        self._root = reaper.temp_dir("turngym-swe-")
+        self._work = Workspace(self._root / "work", quota_mb=self.limits.disk_mb)
+        self._judge = Workspace(self._root / "grade", quota_mb=self.limits.disk_mb)
         self._bases: dict[str, Base] = {}
         self._sandboxes: dict[tuple[str, str | None], Sandbox] = {}
         self._toolbox: Toolbox | None = None
@@ -316,4 +316,4 @@ def _remove(root: Path, sandboxes: dict[tuple[str, str | None], Sandbox]) -> Non
         with contextlib.suppress(Exception):
             sandbox.close()
     sandboxes.clear()
-    shutil.rmtree(root, ignore_errors=True)
+    reaper.remove_dir(root)  # unmounts the workspaces' quotas first

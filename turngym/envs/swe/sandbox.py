@@ -7,11 +7,15 @@ a failing or timing-out command never raises. `Limits` bounds each call.
 - `BwrapSandbox`: bubblewrap. A read-only view of the system and of the Python the tests
   run with, nothing private of the host (``/root``, ``/home``, ``/work``, ``/tmp``,
   ``/var``...), the workspace read-write at ``/testbed``, a private ``/tmp``, no network
-  (not even the host's loopback), fresh ``/dev`` and ``/proc``. Limits: cgroups v1
-  (``pids``, ``memory``, ``cpuacct``) where root may make them, rlimits otherwise.
+  (not even the host's loopback), fresh ``/dev`` and ``/proc``; turngym's own package
+  (its SWE tasks' hidden tests and fixes) hidden even where the Python shown holds it.
+  Limits: cgroups v1 (``pids``, ``memory``, ``cpuacct``) where root may make them,
+  rlimits otherwise; the workspace's disk quota (`turngym.envs.swe.quota`), a sized
+  ``/tmp`` and ``RLIMIT_FSIZE``.
 - `DockerSandbox`: a container of an image (SWE-bench/SWE-Gym images hold the repository
   at ``/testbed``), through the docker SDK, imported only here.
-- `LocalSandbox`: the host itself, for trusted code only: it warns that it isolates nothing.
+- `LocalSandbox` (``local_sandbox.py``): the host itself, for trusted code only: it warns
+  that it isolates nothing.
 
 `make_sandbox` picks one: Docker when an image is given and an engine answers, else
 bubblewrap when it works here, else local (with the warning).
@@ -28,7 +32,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -40,6 +43,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from turngym.envs.swe.cgroups import CgroupSet
+from turngym.envs.swe.quota import DiskQuota
+from turngym.envs.swe.seccomp import fallocate_filter, filter_fd
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +84,12 @@ class Limits:
     """processes at once (cgroup pids.max, or RLIMIT_NPROC for a non-root uid)"""
     output_bytes: int = 64_000
     """what a call returns at most; longer output keeps its head and tail, with a note"""
+    disk_mb: int = 512
+    """disk the workspace may use, and the sandbox's /tmp (a tmpfs of that size), MB; a
+    file may not grow past it either (RLIMIT_FSIZE)"""
 
     def __post_init__(self) -> None:
-        for field in ("wall_s", "cpu_s", "memory_mb", "processes", "output_bytes"):
+        for field in ("wall_s", "cpu_s", "memory_mb", "processes", "output_bytes", "disk_mb"):
             if not getattr(self, field) > 0:
                 raise ValueError(f"Limits.{field} must be > 0, got {getattr(self, field)!r}")
         if self.output_bytes < 1000:
@@ -193,14 +201,15 @@ def _pump(
     deadline: float,
     cap: _OutputCap,
     kill: Callable[[], None],
-    cpu_used: Callable[[], float] | None = None,
-    cpu_limit: float = 0.0,
+    check: Callable[[], str | None] | None = None,
 ) -> str | None:
     """Feed stdin and read the output until the process ends; kill it past a limit.
 
-    Once the main process has ended (or been killed), ``kill`` removes whatever it left
-    behind, and output still buffered is read for at most ``_GRACE_S``. Returns why the
-    call was killed ("wall" or "cpu"), or None.
+    ``check`` is polled every 50 ms while the process runs; what it returns ("cpu",
+    "disk") is why the call is killed, None to go on. Once the main process has ended
+    (or been killed), ``kill`` removes whatever it left behind, and output still
+    buffered is read for at most ``_GRACE_S``. Returns why the call was killed
+    ("wall", or what ``check`` said), or None.
     """
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
@@ -221,14 +230,14 @@ def _pump(
             if ended_at is None and now >= deadline:
                 killed, ended_at = "wall", now
                 kill()
-            if ended_at is None and cpu_used is not None and cpu_used() > cpu_limit:
-                killed, ended_at = "cpu", now
+            if ended_at is None and check is not None and (over := check()) is not None:
+                killed, ended_at = over, now
                 kill()
             if ended_at is not None and (now - ended_at > _GRACE_S or out_fd not in _fds(sel)):
                 break
             wait = deadline - now if ended_at is None else ended_at + _GRACE_S - now
-            if cpu_used is not None and ended_at is None:
-                wait = min(wait, 0.05)  # the CPU clock is polled
+            if check is not None and ended_at is None:
+                wait = min(wait, 0.05)  # the limits are polled
             for key, _ in sel.select(max(wait, 0.0)):
                 if key.data == "out":
                     data = os.read(out_fd, 1 << 16)
@@ -273,16 +282,19 @@ def _killpg(pid: int) -> None:
 
 
 def _result(
-    cap: _OutputCap, rc: int, killed: str | None, start: float, limits: Limits
+    cap: _OutputCap, rc: int, killed: str | None, start: float, limits: Limits, extra: str = ""
 ) -> ExecResult:
     note = {
         None: "",
         "wall": "\n[killed: the wall-clock timeout was reached]",
         "cpu": f"\n[killed: the CPU time limit of {limits.cpu_s:g} s was exceeded]",
         "memory": f"\n[a process was killed: the memory limit of {limits.memory_mb} MB was hit]",
+        "disk": f"\n[killed: the workspace went over its disk quota of {limits.disk_mb} MB]",
     }[killed]
+    if rc == 128 + signal.SIGXFSZ or rc == -signal.SIGXFSZ:
+        note += f"\n[a process was stopped: a file reached the size limit of {limits.disk_mb} MB]"
     return ExecResult(
-        output=cap.text(note),
+        output=cap.text(note + extra),
         returncode=rc,
         timed_out=killed in ("wall", "cpu"),
         truncated=cap.truncated,
@@ -316,9 +328,13 @@ def _check_workspace(workspace: Path) -> Path:
     return path.resolve()
 
 
-def _rlimits_script(limits: Limits, *, cpu: bool, memory: bool, processes: bool) -> str:
+def _rlimits_script(
+    limits: Limits, *, cpu: bool, memory: bool, processes: bool, fsize: bool = True
+) -> str:
     """Shell lines setting the rlimits a call falls back on (they apply to each process)."""
     lines = []
+    if fsize:  # bash counts in KiB
+        lines.append(f"ulimit -f {limits.disk_mb * 1024}")
     if cpu:  # the soft limit sends SIGXCPU; a second later the hard one SIGKILL
         lines.append(f"ulimit -S -t {max(1, round(limits.cpu_s))}")  # soft first: soft <= hard
         lines.append(f"ulimit -H -t {max(1, round(limits.cpu_s)) + 1}")
@@ -444,12 +460,19 @@ def _outermost(paths: Sequence[str], covered: Sequence[str]) -> list[str]:
 
 
 def bwrap_command(
-    workspace: Path, python: Path | None = None, extra_ro: Sequence[Path] = ()
+    workspace: Path,
+    python: Path | None = None,
+    extra_ro: Sequence[Path] = (),
+    *,
+    tmp_mb: int | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap arguments (without the command) and the environment to run them with.
 
     The sandbox of ``BwrapSandbox`` (read-only system, ``workspace`` writable at
     ``/testbed``, no network), without its per-call limits: for an interactive shell.
+    ``tmp_mb`` sizes the private ``/tmp`` (default: the kernel's, half the memory).
+    turngym's own package is hidden when the Python shown holds it (a wheel install
+    under site-packages): its SWE tasks' hidden tests and fixes are there.
     """
     exe = shutil.which("bwrap")
     assert exe is not None
@@ -466,6 +489,8 @@ def bwrap_command(
         if os.path.isdir(path) and not os.path.islink(path):
             args += ["--ro-bind", path, path]
     # a private /tmp first: a python installed under /tmp is bound over it below
+    if tmp_mb is not None:
+        args += ["--size", str(tmp_mb << 20)]
     args += ["--tmpfs", "/tmp", "--dir", "/tmp/home"]
     python = Path(sys.executable) if python is None and sys.executable else python
     path_dirs = []
@@ -480,12 +505,22 @@ def bwrap_command(
             if not Path(bin_dir, name).exists():
                 args += ["--symlink", str(python), f"{_SHIM_DIR}/{name}"]
         path_dirs.append(_SHIM_DIR)
+    extras = []
     for extra in extra_ro:
         if not Path(extra).exists():
             raise ValueError(f"extra_ro path {str(extra)!r} does not exist")
-        ro.append(str(Path(extra).resolve()))
-    for path in _outermost(ro, covered=["/usr", "/etc"]):
+        extras.append(str(Path(extra).resolve()))
+    shown = _outermost([*ro, *extras], covered=["/usr", "/etc"])
+    for path in shown:
         args += ["--ro-bind", path, path]
+    hidden = [p for p in _secrets(ro) if _inside(p, [*shown, "/usr", "/etc"])]
+    for path in hidden:
+        args += ["--tmpfs", path]
+    for path in extras:  # what was asked for is shown even inside a hidden folder
+        if _inside(path, hidden):
+            args += ["--ro-bind", path, path]
+    for path in hidden:  # read-only once the folders shown in them are made
+        args += ["--remount-ro", path]
     args += ["--bind", str(_check_workspace(workspace)), WORKDIR]
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]
     path_dirs += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
@@ -499,6 +534,25 @@ def bwrap_command(
         "GIT_PAGER": "cat",
     }
     return args, env
+
+
+def _inside(path: str, folders: Sequence[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _secrets(python_dirs: Sequence[str]) -> list[str]:
+    """Folders no sandbox may read although their parents are shown: turngym's packages.
+
+    This process's own, and any installed in the site-packages of the Python shown.
+    """
+    import turngym
+
+    found = {str(Path(turngym.__file__).resolve().parent)}
+    for folder in python_dirs:
+        package = Path(folder, "turngym")
+        if (package / "__init__.py").is_file():
+            found.add(str(package.resolve()))
+    return sorted(found)
 
 
 class BwrapSandbox:
@@ -547,7 +601,12 @@ class BwrapSandbox:
             raise RuntimeError(f"BwrapSandbox cannot run here: {why}")
         self._lock = threading.Lock()
         self._closed = False
-        self._argv, self._env = bwrap_command(self.workspace, python, extra_ro)
+        self._argv, self._env = bwrap_command(
+            self.workspace, python, extra_ro, tmp_mb=limits.disk_mb
+        )
+        self.disk = DiskQuota(self.workspace, limits.disk_mb)
+        # Under a soft quota fallocate could reserve gigabytes between two measurements.
+        self._seccomp = None if self.disk.hard else fallocate_filter()
         self._cgroups = CgroupSet(processes=limits.processes, memory_mb=limits.memory_mb)
         self._finalizer = weakref.finalize(self, self._cgroups.remove)
         has = self._cgroups.dirs
@@ -586,25 +645,42 @@ class BwrapSandbox:
         _check_call(self._closed, command, timeout, stdin, env)
         wall = timeout if timeout is not None else self.limits.wall_s
         argv = [_BASH, "-c", self._prelude + 'exec "$@"', "sandbox", *self._argv]
+        fds = tuple(pass_fds)
+        filter_at = filter_fd(self._seccomp) if self._seccomp is not None else None
+        if filter_at is not None:
+            argv += ["--seccomp", str(filter_at)]
+            fds += (filter_at,)
         argv += ["bash", "-c", command]
         with self._lock:
             start = time.monotonic()
-            cgroups = self._cgroups
+            cgroups, disk = self._cgroups, self.disk
             cgroups.start_call()
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                env={**self._env, **(env or {})},
-                start_new_session=True,  # one process group to kill on the host side
-                pass_fds=tuple(pass_fds),
-            )
+            disk.start_call()
+            try:
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    env={**self._env, **(env or {})},
+                    start_new_session=True,  # one process group to kill on the host side
+                    pass_fds=fds,
+                )
+            finally:
+                if filter_at is not None:
+                    os.close(filter_at)
             cap = _OutputCap(self.limits.output_bytes)
 
             def kill() -> None:
                 _killpg(proc.pid)
                 cgroups.kill_all()
+
+            clock = "cpuacct" in cgroups.dirs
+
+            def check() -> str | None:
+                if clock and cgroups.cpu_seconds() > self.limits.cpu_s:
+                    return "cpu"
+                return "disk" if disk.over() else None
 
             killed = _pump(
                 proc,
@@ -612,8 +688,7 @@ class BwrapSandbox:
                 deadline=start + wall,
                 cap=cap,
                 kill=kill,
-                cpu_used=cgroups.cpu_seconds if "cpuacct" in cgroups.dirs else None,
-                cpu_limit=self.limits.cpu_s,
+                check=check,
             )
             rc = proc.returncode
             if killed is not None:
@@ -624,7 +699,8 @@ class BwrapSandbox:
                 killed, rc = "cpu", -signal.SIGXCPU  # RLIMIT_CPU, as bwrap reports a signal
             if rc == 125 and _SETUP_MARK in cap.text():  # ours, not the agent's: say so
                 raise RuntimeError(f"BwrapSandbox could not start a call: {cap.text()}")
-        return _result(cap, rc, killed, start, self.limits)
+            note = disk.note()
+        return _result(cap, rc, killed, start, self.limits, note)
 
     def close(self) -> None:
         """Kill anything left and remove the cgroups; calling it again does nothing."""
@@ -632,108 +708,6 @@ class BwrapSandbox:
         self._finalizer()
 
     def __enter__(self) -> BwrapSandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-# --------------------------------------------------------------------------- local
-
-
-class LocalSandbox:
-    """Runs commands on the host itself, in the workspace: NO isolation, trusted code only.
-
-    It keeps the wall-clock timeout (the process group is killed), the output cap, and
-    per-process rlimits (CPU time, address space); it does not hide the host's files or
-    network, and a process that leaves the group (``setsid``) outlives the call.
-
-    >>> import tempfile, warnings
-    >>> with tempfile.TemporaryDirectory() as repo, warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     with LocalSandbox(Path(repo)) as box:
-    ...         print(box.run("echo hi; pwd").output.split() == ["hi", str(Path(repo).resolve())])
-    True
-    """
-
-    name = "local"
-    isolated = False
-
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        limits: Limits = Limits(),
-        python: Path | None = None,
-        extra_ro: Sequence[Path] = (),
-    ) -> None:
-        self.workspace = _check_workspace(workspace)
-        self.workdir = str(self.workspace)
-        self.limits = limits
-        del extra_ro  # everything is visible anyway
-        message = (
-            "LocalSandbox does not isolate: commands run on this host with its files and "
-            "network. Use it for trusted code only; install bubblewrap for a real sandbox."
-        )
-        warnings.warn(message, RuntimeWarning, stacklevel=2)
-        log.warning(message)
-        python = Path(sys.executable) if python is None and sys.executable else python
-        self._home = tempfile.mkdtemp(prefix="turngym-local-")
-        self._closed = False
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self._home, True)
-        path = os.environ.get("PATH", "/usr/bin:/bin")
-        if python is not None:
-            path = f"{Path(python).parent}:{path}"
-        self._env = {**os.environ, "PATH": path, "HOME": self._home, "TMPDIR": self._home}
-        self._prelude = _rlimits_script(limits, cpu=True, memory=True, processes=False)
-        self._lock = threading.Lock()
-
-    def run(
-        self,
-        command: str,
-        *,
-        timeout: float | None = None,
-        stdin: str | None = None,
-        env: Mapping[str, str] | None = None,
-        pass_fds: Sequence[int] = (),
-    ) -> ExecResult:
-        """Run ``bash -c command`` in the workspace; never raises for the command.
-
-        ``pass_fds`` are file descriptors the command inherits (as ``BwrapSandbox.run``).
-        """
-        _check_call(self._closed, command, timeout, stdin, env)
-        wall = timeout if timeout is not None else self.limits.wall_s
-        argv = [_BASH, "-c", self._prelude + 'exec "$@"', "sandbox", _BASH, "-c", command]
-        with self._lock:
-            start = time.monotonic()
-            proc = subprocess.Popen(
-                argv,
-                cwd=self.workdir,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                env={**self._env, **(env or {})},
-                start_new_session=True,
-                pass_fds=tuple(pass_fds),
-            )
-            cap = _OutputCap(self.limits.output_bytes)
-            killed = _pump(
-                proc,
-                stdin=None if stdin is None else stdin.encode(),
-                deadline=start + wall,
-                cap=cap,
-                kill=lambda: _killpg(proc.pid),
-            )
-            if killed is None and proc.returncode == -signal.SIGXCPU:
-                killed = "cpu"  # RLIMIT_CPU: the shell itself ran out of CPU time
-        return _result(cap, proc.returncode, killed, start, self.limits)  # -9 when killed
-
-    def close(self) -> None:
-        """Remove the private home directory; calling it again does nothing."""
-        self._closed = True
-        self._finalizer()
-
-    def __enter__(self) -> LocalSandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -787,6 +761,8 @@ def make_sandbox(
         if ok:
             return BwrapSandbox(workspace, limits=limits, python=python, extra_ro=extra_ro)
         log.warning("make_sandbox: falling back on a LocalSandbox: %s", why)
+    from turngym.envs.swe.local_sandbox import LocalSandbox
+
     return LocalSandbox(workspace, limits=limits, python=python)
 
 
@@ -796,4 +772,8 @@ def __getattr__(name: str) -> Any:
         from turngym.envs.swe.docker_sandbox import DockerSandbox
 
         return DockerSandbox
+    if name == "LocalSandbox":
+        from turngym.envs.swe.local_sandbox import LocalSandbox
+
+        return LocalSandbox
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

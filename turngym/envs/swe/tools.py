@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from turngym.calls import REQUIRED, Kind, Param, usage
-from turngym.envs.confined import Folder, PathRefused
+from turngym.envs.confined import Folder, FolderFull, PathRefused
 from turngym.envs.swe.sandbox import ExecResult, Sandbox
 
 __all__ = ["TOOLS", "TOOL_SCHEMAS", "ToolError", "Toolbox", "tool_help"]
@@ -245,7 +245,7 @@ class Toolbox:
         if kind == "dir":
             raise ToolError(f"{path} is a directory")
         before = self._read(target) if kind is not None else None
-        self.folder.write_text(target, text, make_parents=True)
+        self._write(target, text, make_parents=True)
         self._edits.append(_Edit(target, before))
         verb = "Overwrote" if before is not None else "Created"
         return f"{verb} {target} ({len(text.splitlines())} lines)."
@@ -268,7 +268,7 @@ class Toolbox:
             )
         at = text.index(old)
         after = text.replace(old, new, 1)
-        self.folder.write_text(target, after)
+        self._write(target, after)
         self._edits.append(_Edit(target, text))
         line = text[:at].count("\n") + 1
         return f"Edited {target}:\n{_snippet(after, line, new)}"
@@ -283,7 +283,7 @@ class Toolbox:
             lines[-1] += "\n"
         added = text if text.endswith("\n") else text + "\n"
         after = "".join([*lines[:line], added, *lines[line:]])
-        self.folder.write_text(target, after)
+        self._write(target, after)
         self._edits.append(_Edit(target, before))
         return f"Inserted into {target}:\n{_snippet(after, line + 1, added)}"
 
@@ -295,7 +295,7 @@ class Toolbox:
                 if edit.before is None:
                     self.folder.remove(target)
                     return f"Undid the creation of {target}."
-                self.folder.write_text(target, edit.before)
+                self._write(target, edit.before)
                 return f"Undid the last edit of {target}."
         raise ToolError(f"no edit of {path} to undo")
 
@@ -350,6 +350,21 @@ class Toolbox:
             raise ToolError(f"{target} is a binary file")
         return data.decode("utf-8", errors="replace")
 
+    def _write(self, target: str, text: str, *, make_parents: bool = False) -> None:
+        """Write a file within the workspace's disk quota (the sandbox's ``disk``)."""
+        disk = getattr(self.sandbox, "disk", None)
+        if disk is not None and not disk.hard:  # a measured quota: measure before writing
+            found = self.folder.stat(target)
+            old = found.st_blocks * 512 if found is not None else 0
+            used = disk.used()
+            if used - old + len(text.encode("utf-8", "replace")) > disk.limit:
+                raise ToolError(_full(used, disk.limit))
+        try:
+            self.folder.write_text(target, text, make_parents=make_parents)
+        except FolderFull:
+            limit = disk.limit if disk is not None else 0
+            raise ToolError(_full(disk.used() if disk is not None else 0, limit)) from None
+
     def _sandbox_path(self, target: str) -> str:
         workdir = self.sandbox.workdir.rstrip("/")
         return workdir if target == "." else f"{workdir}/{target}"
@@ -378,6 +393,11 @@ class Toolbox:
 
 
 _MARK = {"dir": "/", "link": "@", "other": "|"}  # as ``ls -F`` marks them
+
+
+def _full(used: int, limit: int) -> str:
+    quota = f" of its disk quota of {limit / 2**20:.0f} MB" if limit else ""
+    return f"the workspace is full ({used / 2**20:.0f} MB used{quota}); delete files to go on"
 
 
 def _join(folder: str, name: str) -> str:

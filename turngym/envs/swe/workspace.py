@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from turngym.envs.cache import cache_dir
+from turngym.envs.swe.quota import mount_quota, quota_of, unmount
 from turngym.envs.swe.tasks import SWETask
 
 __all__ = ["Base", "Workspace", "git", "prepare"]
@@ -173,13 +174,20 @@ class Workspace:
 
     Args:
         root: the folder (created if missing); its contents belong to the workspace.
+        quota_mb: a disk quota: where this process may mount, the folder becomes a tmpfs
+            of that size (``quota.mount_quota``; ``hard_quota`` says whether it did);
+            elsewhere the sandbox measures the folder during its calls.
 
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, quota_mb: int | None = None) -> None:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.base: Base | None = None
+        self.quota_mb = quota_mb
+        self.hard_quota = quota_mb is not None and (
+            quota_of(self.root) is not None or mount_quota(self.root, quota_mb << 20)
+        )
 
     def reset(self, base: Base) -> None:
         """Replace the contents with a fresh copy of ``base`` (objects borrowed)."""
@@ -206,7 +214,8 @@ class Workspace:
                 child.unlink(missing_ok=True)
 
     def remove(self) -> None:
-        """Remove the folder itself."""
+        """Remove the folder itself (unmounting its quota first)."""
+        unmount(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
