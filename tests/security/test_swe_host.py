@@ -289,3 +289,47 @@ def test_the_workspace_quota_is_a_tmpfs_where_the_host_may_mount(env):
     if os.geteuid() != 0:
         pytest.skip("only root may mount a tmpfs: the soft quota applies")
     assert env._work.hard_quota and env._judge.hard_quota
+
+
+# -- nothing outlives the env's process ------------------------------------------------------
+
+HOLDER = """
+import json, sys, tempfile
+from pathlib import Path
+from tests.envs.swe.toy_task import toy_task
+from turngym.envs.swe.env import SWEEnv
+
+env = SWEEnv(tasks=[toy_task(Path(tempfile.mkdtemp()))], sandbox="bwrap")
+env.reset(seed=0)
+env.step('bash("sleep 1000 & echo started")')
+print(json.dumps({"root": str(env._root)}), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_sigkilled_swe_env_leaves_no_folder_and_no_mount():
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER],
+        cwd=Path(__file__).resolve().parents[2],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    root = json.loads(holder.stdout.readline())["root"]
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+
+    def mounted() -> bool:
+        return root in Path("/proc/self/mountinfo").read_text()
+
+    for _ in range(200):
+        if not os.path.exists(root) and not mounted():
+            break
+        time.sleep(0.05)
+    assert not os.path.exists(root) and not mounted()
