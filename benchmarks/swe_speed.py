@@ -5,9 +5,10 @@ On the bundled tasks (``SWE-v0``), for each backend:
   repository at its base commit, the sandbox ready), median over tasks;
 - ``bash_ls_ms``: one ``bash("ls")`` step (sandbox start, the command, the observation),
   median over ``--calls`` calls per task;
-- ``grade_ms``: grading the reference patch (fresh copy, ``git apply`` of the patch and
-  the test patch, the FAIL_TO_PASS and PASS_TO_PASS test files under pytest, log
-  parsed), median over tasks; every grade must resolve.
+- ``grade_ms``: grading the reference patch (fresh copy, ``git apply`` of the patch,
+  test infrastructure put back, the test patch, the FAIL_TO_PASS and PASS_TO_PASS test
+  files under pytest with turngym's signed-outcome plugin), median over tasks; every
+  grade must resolve.
 
 Backends: ``bwrap`` (turngym's default: bubblewrap, no network, limits), ``local`` (a
 plain subprocess with rlimits and no isolation: what an unsandboxed harness such as
