@@ -333,3 +333,16 @@ def test_a_sigkilled_swe_env_leaves_no_folder_and_no_mount():
             break
         time.sleep(0.05)
     assert not os.path.exists(root) and not mounted()
+
+
+def test_a_repository_larger_than_the_quota_is_a_clear_error(tmp_path):
+    big = toy_task(tmp_path / "big")
+    (big.source / "data.bin").write_bytes(os.urandom(3 << 20))
+    env = SWEEnv(tasks=[big], sandbox="bwrap", limits=Limits(disk_mb=1))
+    try:
+        if not env._work.hard_quota:
+            pytest.skip("only a mounted quota refuses the copy itself")
+        with pytest.raises(RuntimeError, match="disk quota of 1 MB"):
+            env.reset(seed=0)
+    finally:
+        env.close()

@@ -15,6 +15,7 @@ change, so turngym never runs host git in it: diffs and patches run inside the s
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -190,8 +191,29 @@ class Workspace:
         )
 
     def reset(self, base: Base) -> None:
-        """Replace the contents with a fresh copy of ``base`` (objects borrowed)."""
+        """Replace the contents with a fresh copy of ``base`` (objects borrowed).
+
+        Raises:
+            RuntimeError: the copy does not fit the workspace's disk quota (says by how much).
+
+        """
         self.clear()
+        try:
+            self._copy(base)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and not (
+                isinstance(exc, shutil.Error) and "No space" in str(exc)
+            ):
+                raise
+            size = sum(p.lstat().st_size for p in base.path.rglob("*") if p.name != "objects")
+            raise RuntimeError(
+                f"the repository at {base.path} ({size / 2**20:.0f} MB without git objects) "
+                f"does not fit the workspace's disk quota of {self.quota_mb} MB: raise "
+                "Limits.disk_mb"
+            ) from None
+        self.base = base
+
+    def _copy(self, base: Base) -> None:
         for child in base.path.iterdir():
             target = self.root / child.name
             if child.name == ".git":
@@ -203,7 +225,6 @@ class Workspace:
                 shutil.copytree(child, target, symlinks=True)
             else:
                 shutil.copy2(child, target, follow_symlinks=False)
-        self.base = base
 
     def clear(self) -> None:
         """Remove everything in the folder (the folder stays)."""
