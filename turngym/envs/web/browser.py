@@ -12,6 +12,11 @@ and the thread, so ``env.close()`` leaves no browser processes. A forked worker 
 starts its own host. When Chromium dies (killed, out of memory) the host notices, calls
 fail with ``BrowserError``, and the next ``ensure_browser()`` launches a new one.
 
+Pages reach nothing but their own site: the flags below route everything that is not
+loopback to a dead end, resolve no host name (no DNS query leaves), and keep WebRTC off
+UDP; each context's own proxy settings (``WebPage``) send loopback to the dead end too,
+except the env's site.
+
 Chromium is found by ``find_chromium()``: ``$TURNGYM_CHROMIUM``, then Debian's
 ``/usr/bin/chromium``, then Playwright's own download.
 """
@@ -22,6 +27,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import socket
 import threading
 from collections.abc import Awaitable, Sequence
 from typing import Any, ClassVar, TypeVar
@@ -66,13 +72,19 @@ CHROMIUM_ARGS = (
     "--metrics-recording-only",
     "--mute-audio",
     "--disable-dev-shm-usage",
-    # A second fence behind the per-context route guard: traffic that is not loopback
-    # goes to a closed proxy port (loopback bypasses proxies), and WebRTC may not open
-    # UDP around it.
-    "--proxy-server=http://127.0.0.1:9",
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    # Fences behind the per-context route guard, which sees only what Playwright
+    # intercepts. WebRTC may use UDP only through a proxy, and there is none for UDP: no
+    # STUN, no media, no ICE over UDP (the older --force-webrtc-ip-handling-policy is
+    # ignored by current Chromium).
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    # No host name resolves, so no DNS query carries data out (a TURN server named
+    # <secret>.attacker.example would); the sites are served on 127.0.0.1.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
 )
-"""Flags for a headless server: nothing phones home, nothing leaves loopback."""
+"""Flags for a headless server: nothing phones home, nothing leaves loopback.
+
+``BrowserHost`` adds ``--proxy-server`` (a dead end: a loopback port bound and never
+listened on, so every connection to it is refused)."""
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -123,6 +135,7 @@ class BrowserHost:
         self._thread: threading.Thread | None = None
         self._playwright: Any = None
         self._browser: Any = None
+        self._dead_end: socket.socket | None = None
         self._users = 0
         self._lock = threading.Lock()
         # Envs reset from several threads at once must not each launch a Chromium.
@@ -171,6 +184,9 @@ class BrowserHost:
                 thread.join(timeout=5)
             loop.close()
             self._loop = self._thread = None
+            if self._dead_end is not None:
+                self._dead_end.close()
+                self._dead_end = None
 
     async def _shutdown(self) -> None:
         browser, playwright = self._browser, self._playwright
@@ -222,6 +238,16 @@ class BrowserHost:
         browser = self._browser
         return browser is not None and browser.is_connected()
 
+    @property
+    def proxy(self) -> str:
+        """The dead-end proxy (``http://127.0.0.1:<port>``) that non-site traffic goes to."""
+        if self._dead_end is None:
+            # Bound, never listened on: a connection to it is refused, and no other
+            # program can take the port while Chromium is told to use it.
+            self._dead_end = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self._dead_end.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{self._dead_end.getsockname()[1]}"
+
     async def ensure_browser(self) -> Any:
         """The running Chromium (``playwright.async_api.Browser``), launched if needed.
 
@@ -252,7 +278,7 @@ class BrowserHost:
                 ) from exc
             self._playwright = await async_playwright().start()
         executable = find_chromium()
-        args = [*CHROMIUM_ARGS]
+        args = [*CHROMIUM_ARGS, f"--proxy-server={self.proxy}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses to sandbox as root
         try:

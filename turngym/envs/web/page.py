@@ -3,6 +3,11 @@
 ``WebPage`` owns a Playwright browser context with one page and one CDP session on it.
 Every request the page makes goes through a route guard that lets through only the
 env's own origins (``allowed``) and aborts the rest, so a page cannot reach the network.
+What the guard does not see (WebRTC's TCP, WebTransport, speculative prefetches, a shared
+worker's fetches) meets the context's proxy settings: everything but the allowed origins,
+loopback included, goes to the host's dead-end proxy. An init script also takes WebRTC
+and WebTransport away from the page (the browser's flags keep them off the network
+anyway; see ``browser.CHROMIUM_ARGS``).
 An observation is one CDP ``Accessibility.getFullAXTree`` call rendered by ``AXText``;
 actions go through CDP too (``DOM.getContentQuads`` then a mouse press at the box
 centre, ``Input.insertText``...), a few messages each and no fixed sleeps. When an
@@ -75,8 +80,9 @@ _SELECT = """function (wanted) {
 }"""
 
 
-# One tab per env: links and window.open() that would open another tab open in this one.
-_SAME_TAB = """
+# Run in every document before its own scripts. One tab per env: links and window.open()
+# that would open another tab open in this one.
+_INIT_SCRIPT = """
 document.addEventListener('click', e => {
   const a = e.target instanceof Element && e.target.closest('a[target], area[target]');
   if (a) a.target = '_self';
@@ -88,6 +94,11 @@ window.__turngymNavigating = false;
 if (window.navigation) window.navigation.addEventListener('navigate', e => {
   if (!e.hashChange && !e.downloadRequest) window.__turngymNavigating = true;
 });
+// No site of a web env needs peer-to-peer connections or HTTP/3 sessions: gone, so a page
+// that looks for them finds nothing (the browser's flags and proxy stop their traffic
+// even where a page gets them back, e.g. from a worker).
+for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'WebTransport'])
+  delete window[name];
 """
 
 
@@ -129,6 +140,23 @@ class CDPChannel:
 def _origin(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _bypass(origins: Iterable[str]) -> str:
+    """Chromium proxy-bypass rules: the ``origins`` (host and port) go direct, nothing else.
+
+    ``<-loopback>`` takes back Chromium's implicit rule that loopback never uses a proxy,
+    so the page's other loopback ports (other envs, an inference server) go to the dead
+    end too.
+    """
+    rules = ["<-loopback>"]
+    for origin in sorted(origins):
+        parts = urllib.parse.urlsplit(origin)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+        if parts.hostname and port:
+            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            rules.append(f"{host}:{port}")
+    return ",".join(rules)
 
 
 class WebPage:
@@ -188,8 +216,9 @@ class WebPage:
             viewport={"width": width, "height": height},
             service_workers="block",  # so every request goes through the guard
             accept_downloads=False,
+            proxy={"server": self.host.proxy, "bypass": _bypass(self.allowed)},
         )
-        await self._context.add_init_script(_SAME_TAB)
+        await self._context.add_init_script(_INIT_SCRIPT)
         await self._context.route("**/*", self._guard)
         await self._context.route_web_socket(re.compile(".*"), self._guard_socket)
         page = self._page = await self._context.new_page()
@@ -339,7 +368,7 @@ class WebPage:
 
         A form submits in a later task, so the page first runs one task turn (and the
         ``settle_script``). The answer comes from the page's own ``navigate`` event (see
-        ``_SAME_TAB``), so it does not depend on when the browser process reports it.
+        ``_INIT_SCRIPT``), so it does not depend on when the browser process reports it.
         """
         settle = f"await ({self.settle_script});" if self.settle_script else ""
         reply = await self._cdp.send(
