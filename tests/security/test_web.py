@@ -1,4 +1,5 @@
-"""Attacks on the host through the web envs' Chromium: leaks past the route guard.
+"""Attacks on the host through the web envs' Chromium: leaks past the route guard, a dead
+driver, and browsers or folders that outlive the env's process.
 
 Page script is hostile here: ``_script`` runs JavaScript in the env's page through the
 same CDP call the envs use, standing in for a script the site (or text the agent got
@@ -8,16 +9,27 @@ where a defence is missing.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
 import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from tests import system_deps
 from tests.envs.web.toy_site import ToyEnv
+from turngym.envs.web.axtree import find_id
 from turngym.envs.web.browser import BrowserHost, find_chromium
 
 pytestmark = [pytest.mark.browser, system_deps.chromium()]
@@ -264,3 +276,181 @@ def test_page_script_makes_no_dns_query(tmp_path: Path, monkeypatch: pytest.Monk
         if names.get(event["type"], "").startswith(("DNS_TRANSACTION", "HOST_RESOLVER_SYSTEM"))
     ]
     assert queries == []
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def _driver_processes() -> list[psutil.Process]:
+    """This process's Playwright drivers (node ... run-driver)."""
+    found = []
+    for proc in psutil.Process().children():
+        try:
+            if "run-driver" in proc.cmdline() and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def _kill_the_driver() -> None:
+    drivers = _driver_processes()
+    assert len(drivers) == 1, drivers
+    drivers[0].kill()
+    drivers[0].wait(10)
+
+
+def test_a_dead_driver_ends_the_step_and_the_next_reset_starts_a_new_one(toy: ToyEnv) -> None:
+    # Before: the step blamed the page ("it kept navigating") and every later reset()
+    # raised BrowserError: the host kept using the dead driver.
+    obs, _ = toy.reset(seed=0)
+    _kill_the_driver()
+    with pytest.warns(UserWarning, match="driver"):
+        obs, reward, terminated, truncated, info = toy.step(
+            f"click({find_id(obs, 'button', 'Add one')})"
+        )
+    assert truncated and not terminated and reward == 0.0
+    assert "driver" in info["browser_error"] and "reset()" in obs
+    for _ in range(2):
+        obs, _ = toy.reset(seed=0)  # a new driver and a new Chromium
+        obs, *_, info = toy.step(f"click({find_id(obs, 'button', 'Add one')})")
+        assert "Counter: 1" in obs and not info["invalid_action"]
+    assert len(_driver_processes()) == 1
+
+
+def test_a_dead_driver_under_envs_sharing_the_browser() -> None:
+    # Before: every sub-env's reset raised BrowserError after the driver died.
+    from turngym.envs.vector import ThreadedVectorEnv
+
+    vector = ThreadedVectorEnv([ToyEnv] * 3)
+    try:
+        obs, _ = vector.reset(seed=0)
+        _kill_the_driver()
+        with pytest.warns(UserWarning, match="driver"):
+            _, _, terminated, truncated, infos = vector.step(["noop()"] * 3)
+        assert truncated.all() and not terminated.any()
+        assert all("driver" in str(e) for e in infos["browser_error"])
+        obs, _, _, truncated, _ = vector.step(["noop()"] * 3)  # the autoreset
+        assert not truncated.any() and all("button 'Add one'" in o for o in obs)
+        actions = [f"click({find_id(o, 'button', 'Add one')})" for o in obs]
+        obs, _, _, _, infos = vector.step(actions)
+        assert all("Counter: 1" in o for o in obs) and not infos["invalid_action"].any()
+        assert len(_driver_processes()) == 1
+    finally:
+        vector.close()
+
+
+# --------------------------------------------------------------------------- SIGKILL
+
+
+_CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    import psutil
+    from tests.envs.web.toy_site import ToyEnv
+    env = ToyEnv()
+    env.reset(seed=0)
+    tree = [(p.pid, p.name()) for p in psutil.Process().children(recursive=True)]
+    print(json.dumps(tree), flush=True)
+    if sys.argv[1] == "wait":
+        time.sleep(600)
+    env.close()
+    """
+)
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A TMPDIR for a child process, short enough for Chromium's socket path in it."""
+    folder = Path(tempfile.mkdtemp(prefix="tgw-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_child(tmp: Path, mode: str, **popen: Any) -> tuple[subprocess.Popen[str], list]:
+    """A process that makes a web env (temp folders in ``tmp``); its process tree.
+
+    ``mode`` "wait": it waits to be killed; "close": it closes the env and exits.
+    """
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(_REPO)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, mode], stdout=subprocess.PIPE, text=True, env=env, **popen
+    )
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    assert line, "the child process did not start its env"
+    return child, json.loads(line)
+
+
+def _running(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            continue
+    return alive
+
+
+def _gone(pids: list[int], tmp: Path) -> tuple[list[int], list[str]]:
+    """Wait (a bounded number of polls) for the processes and ``tmp``'s folders to go."""
+    for _ in range(_POLLS):
+        alive, left = _running(pids), sorted(p.name for p in tmp.iterdir())
+        if not alive and not left:
+            break
+        time.sleep(0.1)
+    return alive, left
+
+
+def _cleanup(pids: list[int]) -> None:
+    """Kill what a failed defence left (so one failure does not leak into other tests)."""
+    for pid in _running(pids):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            psutil.Process(pid).kill()
+
+
+def test_a_sigkilled_env_process_leaves_no_browser_and_no_folder(short_tmp: Path) -> None:
+    # Before: its turngym-web-* database folder stayed behind.
+    child, tree = _run_child(short_tmp, "wait")
+    pids = [pid for pid, _ in tree]
+    assert any("chrom" in name for _, name in tree)
+    child.kill()
+    child.wait()
+    child.stdout.close()
+    alive, left = _gone(pids, short_tmp)
+    _cleanup(pids)
+    assert alive == [] and left == []
+
+
+def test_a_group_kill_with_a_frozen_browser_leaves_nothing(short_tmp: Path) -> None:
+    # A scheduler kills the job's process group while Chromium does not answer (stopped
+    # here): before, Chromium stayed forever, with the driver's profile and artifact
+    # folders and the database folder.
+    child, tree = _run_child(short_tmp, "wait", start_new_session=True)
+    pids = [pid for pid, _ in tree]
+    chromium = [pid for pid, name in tree if "chrom" in name]
+    assert chromium
+    for pid in chromium:
+        os.kill(pid, signal.SIGSTOP)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    alive, left = _gone(pids, short_tmp)
+    _cleanup(pids)
+    assert alive == [] and left == []
+
+
+def test_stale_web_folders_of_dead_processes_are_swept(short_tmp: Path) -> None:
+    # Before: folders of killed processes piled up; nothing ever removed them.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = short_tmp / f"turngym-web-{dead.pid}.1-stale"
+    (stale / "profile").mkdir(parents=True)
+    (stale / "profile" / "data").write_text("left by a killed run")
+    child, _ = _run_child(short_tmp, "close")
+    assert child.wait(120) == 0
+    child.stdout.close()
+    assert sorted(p.name for p in short_tmp.iterdir()) == []

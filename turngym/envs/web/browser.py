@@ -9,8 +9,14 @@ renderer works, the others do too.
 
 Each env holds a reference (``acquire``/``release``); the last release closes Chromium
 and the thread, so ``env.close()`` leaves no browser processes. A forked worker process
-starts its own host. When Chromium dies (killed, out of memory) the host notices, calls
-fail with ``BrowserError``, and the next ``ensure_browser()`` launches a new one.
+starts its own host. When Chromium or Playwright's driver (node) dies (killed, out of
+memory) the host notices, ``failure()`` says which, and the next ``ensure_browser()``
+starts what is missing: a new Chromium, or a new driver and a new Chromium.
+
+Nothing outlives the process, even a SIGKILLed one: the driver runs in a session of its
+own with a private ``TMPDIR`` (a ``reaper.temp_dir``, where it and Chromium keep their
+profile and temp folders), and the reaper watches the driver's and Chromium's process
+groups (``turngym.envs.reaper``).
 
 Pages reach nothing but their own site: the flags below route everything that is not
 loopback to a dead end, resolve no host name (no DNS query leaves), and keep WebRTC off
@@ -27,12 +33,23 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import threading
 from collections.abc import Awaitable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-__all__ = ["CHROMIUM_ARGS", "BrowserError", "BrowserHost", "find_chromium"]
+from turngym.envs import reaper
+
+__all__ = [
+    "CHROMIUM_ARGS",
+    "CHROMIUM_EXITED",
+    "DRIVER_EXITED",
+    "BrowserError",
+    "BrowserHost",
+    "find_chromium",
+]
 
 T = TypeVar("T")
 
@@ -86,6 +103,9 @@ CHROMIUM_ARGS = (
 ``BrowserHost`` adds ``--proxy-server`` (a dead end: a loopback port bound and never
 listened on, so every connection to it is refused)."""
 
+CHROMIUM_EXITED = "Chromium exited (killed or crashed) during the episode"
+DRIVER_EXITED = "Playwright's driver (node) exited during the episode, and Chromium with it"
+
 DEFAULT_TIMEOUT_S = 30.0
 
 
@@ -114,6 +134,41 @@ def find_chromium() -> str | None:
     return None
 
 
+class _BrowserLoop(asyncio.SelectorEventLoop):
+    """The browser thread's event loop; the one process it starts is Playwright's driver.
+
+    The driver (node) gets a session of its own, so a Ctrl-C or a kill of this process's
+    group does not take it down before it has closed Chromium, a private ``TMPDIR``
+    (``tmpdir``), where it and Chromium make their profile and temp folders, and the
+    reaper's watch, so it dies with this process however this process dies.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmpdir: Path | None = None
+        self.driver: asyncio.SubprocessTransport | None = None
+
+    async def subprocess_exec(
+        self, protocol_factory: Any, *args: Any, **kwargs: Any
+    ) -> tuple[asyncio.SubprocessTransport, Any]:
+        env = dict(kwargs.get("env") or os.environ)
+        if self.tmpdir is not None:
+            env["TMPDIR"] = str(self.tmpdir)
+        kwargs.update(env=env, start_new_session=True)
+        transport, protocol = await super().subprocess_exec(protocol_factory, *args, **kwargs)
+        reaper.watch(transport.get_pid())
+        self.driver = transport
+        return transport, protocol
+
+
+def _quiet_driver_eof(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    # Playwright leaves the error of a driver that went away in a future nobody reads;
+    # the step that saw it already reported it (``BrowserHost.failure``).
+    if "Connection closed while reading from the driver" in str(context.get("exception")):
+        return
+    loop.default_exception_handler(context)
+
+
 class BrowserHost:
     """The process's Chromium, its Playwright driver, and the event loop thread they run on.
 
@@ -131,15 +186,19 @@ class BrowserHost:
     _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop: _BrowserLoop | None = None
         self._thread: threading.Thread | None = None
         self._playwright: Any = None
+        self._driver: asyncio.SubprocessTransport | None = None
+        self._tmpdir: Path | None = None
         self._browser: Any = None
+        self._browser_group: int | None = None
         self._dead_end: socket.socket | None = None
         self._users = 0
         self._lock = threading.Lock()
         # Envs reset from several threads at once must not each launch a Chromium.
         self._launching = asyncio.Lock()
+        self._lost: dict[int, str] = {}
         self.launches = 0
         """how many times Chromium was started (a crash recovery adds one)"""
 
@@ -159,7 +218,8 @@ class BrowserHost:
         with self._lock:
             self._users += 1
             if self._loop is None:
-                loop = asyncio.new_event_loop()
+                loop = _BrowserLoop()
+                loop.set_exception_handler(_quiet_driver_eof)
                 thread = threading.Thread(
                     target=loop.run_forever, name="turngym-browser", daemon=True
                 )
@@ -184,6 +244,9 @@ class BrowserHost:
                 thread.join(timeout=5)
             loop.close()
             self._loop = self._thread = None
+            # Whatever a timed-out shutdown left is killed and removed here.
+            self._drop_browser()
+            self._drop_driver()
             if self._dead_end is not None:
                 self._dead_end.close()
                 self._dead_end = None
@@ -194,8 +257,30 @@ class BrowserHost:
         if browser is not None:
             with contextlib.suppress(Exception):  # already gone
                 await browser.close()
+        self._drop_browser()
         if playwright is not None:
-            await playwright.stop()
+            with contextlib.suppress(Exception):  # a dead driver is stopped enough
+                await asyncio.wait_for(playwright.stop(), DEFAULT_TIMEOUT_S / 2)
+        self._drop_driver()
+
+    def _drop_browser(self) -> None:
+        """Kill what is left of Chromium's process group (renderers of a killed browser)."""
+        group, self._browser_group = self._browser_group, None
+        if group is not None:
+            with contextlib.suppress(OSError):  # all gone already
+                os.killpg(group, signal.SIGKILL)
+            reaper.forget(group)
+
+    def _drop_driver(self) -> None:
+        """Kill the driver's process group if it still runs, and remove its temp folder."""
+        driver, self._driver = self._driver, None
+        if driver is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(driver.get_pid(), signal.SIGKILL)
+            reaper.forget(driver.get_pid())
+        folder, self._tmpdir = self._tmpdir, None
+        if folder is not None:
+            reaper.remove_dir(folder)
 
     # -- running work on the loop ----------------------------------------------------
 
@@ -232,11 +317,36 @@ class BrowserHost:
 
     # -- the browser -----------------------------------------------------------------
 
+    def _driver_running(self) -> bool:
+        if self._playwright is None:
+            return False
+        # Playwright marks its connection closed before it fails the calls in flight, so
+        # a call that failed because the driver went away sees it here. Where a release
+        # renames that attribute, the driver's exit status tells (a moment later).
+        impl = getattr(self._playwright, "_impl_obj", None)
+        if getattr(getattr(impl, "_connection", None), "_closed_error", None) is not None:
+            return False
+        return self._driver is None or self._driver.get_returncode() is None
+
+    def failure(self, launch: int | None = None) -> str | None:
+        """Why the browser of launch number ``launch`` (default: the last) is gone, or None.
+
+        A page keeps the number of the launch it was opened on: after a recovery, its
+        browser is gone even though a new one runs.
+        """
+        launch = self.launches if launch is None else launch
+        if launch != self.launches or self._browser is None:
+            return self._lost.get(launch, "the browser was closed")
+        if not self._driver_running():
+            return DRIVER_EXITED
+        if not self._browser.is_connected():
+            return CHROMIUM_EXITED
+        return None
+
     @property
     def alive(self) -> bool:
-        """Whether Chromium is running and connected."""
-        browser = self._browser
-        return browser is not None and browser.is_connected()
+        """Whether Chromium and its driver are running and connected."""
+        return self.failure() is None
 
     @property
     def proxy(self) -> str:
@@ -247,6 +357,16 @@ class BrowserHost:
             self._dead_end = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             self._dead_end.bind(("127.0.0.1", 0))
         return f"http://127.0.0.1:{self._dead_end.getsockname()[1]}"
+
+    @property
+    def driver_pid(self) -> int | None:
+        """The process id of Playwright's driver (node), while it runs."""
+        return self._driver.get_pid() if self._driver is not None else None
+
+    @property
+    def browser_pid(self) -> int | None:
+        """The process id of Chromium's browser process, while it runs."""
+        return self._browser_group
 
     async def ensure_browser(self) -> Any:
         """The running Chromium (``playwright.async_api.Browser``), launched if needed.
@@ -264,25 +384,26 @@ class BrowserHost:
             return await self._launch()
 
     async def _launch(self) -> Any:
-        if self._browser is not None:  # it crashed: drop what is left of it
+        if self._browser is not None:  # it died: drop what is left of it
+            self._lost[self.launches] = self.failure() or CHROMIUM_EXITED
             dead, self._browser = self._browser, None
-            with contextlib.suppress(Exception):  # already gone
-                await dead.close()
+            if self._driver_running():
+                with contextlib.suppress(Exception):  # already gone
+                    await dead.close()
+            self._drop_browser()
+        if self._playwright is not None and not self._driver_running():
+            playwright, self._playwright = self._playwright, None
+            with contextlib.suppress(Exception):  # it is dead: stop() only tidies up
+                await asyncio.wait_for(playwright.stop(), DEFAULT_TIMEOUT_S / 2)
+            self._drop_driver()
         if self._playwright is None:
-            try:
-                from playwright.async_api import async_playwright
-            except ImportError as exc:
-                raise BrowserError(
-                    "web envs need Playwright: pip install 'turngym[web]' (and Chromium: "
-                    "apt-get install chromium, or `playwright install chromium`)"
-                ) from exc
-            self._playwright = await async_playwright().start()
+            await self._start_driver()
         executable = find_chromium()
         args = [*CHROMIUM_ARGS, f"--proxy-server={self.proxy}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses to sandbox as root
         try:
-            self._browser = await self._playwright.chromium.launch(
+            browser = await self._playwright.chromium.launch(
                 executable_path=executable, headless=True, args=args
             )
         except Exception as exc:
@@ -291,8 +412,61 @@ class BrowserHost:
                 f"could not start Chromium ({where}): {str(exc).splitlines()[0]}. Install it "
                 "(apt-get install chromium) or point TURNGYM_CHROMIUM at a Chromium binary"
             ) from exc
+        await self._watch_browser(browser)
+        self._browser = browser
         self.launches += 1
         return self._browser
+
+    async def _start_driver(self) -> None:
+        try:
+            from playwright.async_api import async_playwright
+        except ImportError as exc:
+            raise BrowserError(
+                "web envs need Playwright: pip install 'turngym[web]' (and Chromium: "
+                "apt-get install chromium, or `playwright install chromium`)"
+            ) from exc
+        loop = self._loop
+        assert loop is not None
+        self._tmpdir = loop.tmpdir = _private_tmpdir()
+        loop.driver = None
+        try:
+            self._playwright = await async_playwright().start()
+        finally:
+            self._driver, loop.driver, loop.tmpdir = loop.driver, None, None
+            if self._playwright is None:
+                self._drop_driver()
+
+    async def _watch_browser(self, browser: Any) -> None:
+        """Have the reaper kill Chromium's process group with this process.
+
+        Playwright starts Chromium as the leader of a session of its own. Were that to
+        change, Chromium would still exit when its driver does (it reads the driver's
+        pipe), only not when both are frozen.
+        """
+        session = await browser.new_browser_cdp_session()
+        try:
+            info = await session.send("SystemInfo.getProcessInfo")
+        finally:
+            await session.detach()
+        pids = [p["id"] for p in info.get("processInfo", []) if p.get("type") == "browser"]
+        with contextlib.suppress(OSError):  # it exited already: the next call says so
+            if pids and os.getpgid(pids[0]) == pids[0]:
+                reaper.watch(pids[0])
+                self._browser_group = pids[0]
+
+
+def _private_tmpdir() -> Path:
+    """A ``reaper.temp_dir`` for the driver and Chromium to use as their ``TMPDIR``.
+
+    Chromium binds a socket at ``$TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket``
+    and aborts when that path does not fit in a socket address (107 bytes): under a long
+    ``TMPDIR`` the folder goes to ``/tmp`` instead.
+    """
+    folder = reaper.temp_dir("turngym-web-")
+    if len(os.fsencode(folder)) + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") > 107:
+        reaper.remove_dir(folder)
+        folder = reaper.temp_dir("turngym-web-", "/tmp")
+    return folder
 
 
 async def _as_coroutine(work: Awaitable[T]) -> T:

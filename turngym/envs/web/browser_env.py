@@ -179,6 +179,16 @@ class BrowserEnv(TextEnv[WebAction]):
     # -- the TextEnv hooks -----------------------------------------------------------
 
     def _reset(self, options: dict[str, Any]) -> str:
+        try:
+            return self._start_episode()
+        except Exception:
+            # The browser or its driver died since the last step and no step saw it:
+            # start new ones, once. A page that fails on a live browser raises.
+            if self._page is None or self._page.usable:
+                raise
+            return self._start_episode()
+
+    def _start_episode(self) -> str:
         self._start()
         assert self._page is not None
         self._page.ax.reset()
@@ -208,6 +218,12 @@ class BrowserEnv(TextEnv[WebAction]):
             text = self._observe(tree)
         except BrowserError as error:
             return self._browser_died(error)
+        except Exception:
+            # Playwright's own error for a browser or driver that went away mid-call.
+            reason = self._page.failure()
+            if reason is None:
+                raise
+            return self._browser_died(BrowserError(reason))
         score = self._finished()
         if score is not None:
             self._score = float(score)

@@ -189,6 +189,7 @@ class WebPage:
         self._idle = asyncio.Event()
         self._idle.set()
         self._crashed = False
+        self._launch = -1  # the host's launch number of the browser this page lives in
         self._loads = 0  # documents loaded in the main frame (Page.loadEventFired)
         self._load_seen = asyncio.Event()
         self.settle_script: str | None = None
@@ -206,11 +207,19 @@ class WebPage:
     @property
     def usable(self) -> bool:
         """Whether the page and its browser are still alive."""
-        return self._page is not None and not self._crashed and self.host.alive
+        return self._page is not None and self.failure() is None
+
+    def failure(self) -> str | None:
+        """Why the page is gone (its renderer, Chromium or the driver died), or None."""
+        reason = self.host.failure(self._launch)
+        if reason is None and self._crashed:
+            return "the page crashed (its renderer was killed or ran out of memory)"
+        return reason
 
     async def open(self) -> None:
         """Create the context, page and CDP session (launching Chromium if needed)."""
         browser = await self.host.ensure_browser()
+        self._launch = self.host.launches
         width, height = self.viewport
         self._context = await browser.new_context(
             viewport={"width": width, "height": height},
@@ -242,7 +251,7 @@ class WebPage:
         """Close the context (and its renderer)."""
         context, self._context = self._context, None
         self._page = self._cdp = None
-        if context is not None and self.host.alive:
+        if context is not None and self.host.failure(self._launch) is None:
             with contextlib.suppress(Exception):  # a dead context is closed enough
                 await context.close()
 
@@ -407,8 +416,9 @@ class WebPage:
             pass  # a page that never finishes loading is still observed as it is
 
     def _check_alive(self) -> None:
-        if self._crashed or not self.host.alive:
-            raise BrowserError("Chromium exited (killed or crashed) during the episode")
+        reason = self.failure()
+        if reason is not None:
+            raise BrowserError(reason)
 
     # -- observation -----------------------------------------------------------------
 

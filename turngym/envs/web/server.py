@@ -5,7 +5,8 @@ own process (the pages are small; a thread is cheaper than a process per env).
 ``prepared_database`` builds a site's database once per machine into the cache
 (``TURNGYM_CACHE``, default ``~/.cache/turngym``) and ``SiteDatabase`` gives each env a
 private copy that ``reset()`` restores by copying the file again, so every episode starts
-from the same state.
+from the same state. The copy lives in a ``reaper.temp_dir`` (``turngym-web-<pid>...``),
+removed when the env closes or its process dies, however it dies.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
 
 __all__ = ["LocalServer", "SiteDatabase", "cache_dir", "prepared_database"]
@@ -58,8 +60,8 @@ class SiteDatabase:
 
     def __init__(self, prepared: Path) -> None:
         self.prepared = Path(prepared)
-        self._dir = tempfile.mkdtemp(prefix="turngym-web-")
-        self.path = Path(self._dir) / self.prepared.name
+        self._dir = reaper.temp_dir("turngym-web-")
+        self.path = self._dir / self.prepared.name
         self.restore()
 
     def restore(self) -> None:
@@ -77,7 +79,7 @@ class SiteDatabase:
 
     def close(self) -> None:
         """Delete the copy."""
-        shutil.rmtree(self._dir, ignore_errors=True)
+        reaper.remove_dir(self._dir)
 
 
 class LocalServer:
