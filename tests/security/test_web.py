@@ -1,5 +1,5 @@
 """Attacks on the host through the web envs' Chromium: leaks past the route guard, a dead
-driver, and browsers or folders that outlive the env's process.
+driver, a page that never answers, and browsers or folders that outlive the process.
 
 Page script is hostile here: ``_script`` runs JavaScript in the env's page through the
 same CDP call the envs use, standing in for a script the site (or text the agent got
@@ -338,6 +338,21 @@ def test_a_dead_driver_under_envs_sharing_the_browser() -> None:
         assert len(_driver_processes()) == 1
     finally:
         vector.close()
+
+
+def test_a_page_script_that_never_returns_hangs_one_step_only(toy: ToyEnv) -> None:
+    # Before: the step timed out, but reset() kept the spinning page and raised
+    # BrowserError ("the page did not load") at every later reset.
+    inner = toy.unwrapped
+    inner.action_timeout_s = 3.0
+    _script(toy, "setTimeout(() => { while (true) {} }, 0); null")
+    with pytest.warns(UserWarning, match="did not answer"):
+        _, _, terminated, truncated, info = toy.step("noop()")
+    assert truncated and not terminated and "did not answer" in info["browser_error"]
+    del inner.action_timeout_s  # back to the class's: a loaded machine is slow, not stuck
+    obs, _ = toy.reset(seed=0)
+    obs, *_ = toy.step(f"click({find_id(obs, 'button', 'Add one')})")
+    assert "Counter: 1" in obs
 
 
 # --------------------------------------------------------------------------- SIGKILL

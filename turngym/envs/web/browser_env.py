@@ -27,7 +27,7 @@ from gymnasium import spaces
 
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.web.actions import ACTIONS, ELEMENT_ID, WebAction, parse_action
-from turngym.envs.web.browser import BrowserError, BrowserHost
+from turngym.envs.web.browser import DEFAULT_TIMEOUT_S, BrowserError, BrowserHost
 from turngym.envs.web.page import WebPage
 from turngym.envs.web.server import LocalServer
 from turngym.envs.web.tasks import WSGIApp
@@ -67,6 +67,9 @@ class BrowserEnv(TextEnv[WebAction]):
     """envs of this class gain from being stepped at once on threads (``Collector``)"""
     settle_script: ClassVar[str | None] = None
     """a JavaScript promise awaited after each input before the page is read"""
+    action_timeout_s: float = DEFAULT_TIMEOUT_S
+    """how long one action (with the page read after it) may take; then the episode is
+    truncated and the next reset opens a new page (a script that never returns)"""
     probe: ClassVar[str | None] = None
     """a JavaScript expression read with every observation (``self._page.probe_value``)"""
 
@@ -174,7 +177,7 @@ class BrowserEnv(TextEnv[WebAction]):
     def _run(self, work: Any) -> Any:
         """Run a coroutine of the tab on the browser thread."""
         assert self._host is not None
-        return self._host.run(work)
+        return self._host.run(work, self.action_timeout_s)
 
     # -- the TextEnv hooks -----------------------------------------------------------
 
@@ -240,8 +243,12 @@ class BrowserEnv(TextEnv[WebAction]):
         return Outcome(obs, reward=self._score, terminated=True, success=success, info=info)
 
     def _browser_died(self, error: BrowserError) -> Outcome:
+        # The page is given up even where the browser lives (a script that spins forever
+        # timed the step out): the next reset opens a new one, not the stuck one again.
+        if self._page is not None:
+            self._page.abandon(str(error))
         gym.logger.warn(f"{type(self).__name__}: {error}; the episode is truncated")
-        message = f"{error}. The episode is truncated; reset() starts a new browser."
+        message = f"{error}. The episode is truncated; reset() starts a new page (and browser)."
         return Outcome(message, truncated=True, info={"browser_error": str(error)})
 
     def _observe(self, tree: str | None = None) -> str:

@@ -189,6 +189,7 @@ class WebPage:
         self._idle = asyncio.Event()
         self._idle.set()
         self._crashed = False
+        self._abandoned: str | None = None
         self._launch = -1  # the host's launch number of the browser this page lives in
         self._loads = 0  # documents loaded in the main frame (Page.loadEventFired)
         self._load_seen = asyncio.Event()
@@ -214,7 +215,11 @@ class WebPage:
         reason = self.host.failure(self._launch)
         if reason is None and self._crashed:
             return "the page crashed (its renderer was killed or ran out of memory)"
-        return reason
+        return reason or self._abandoned
+
+    def abandon(self, reason: str) -> None:
+        """Give the page up (it stopped answering): ``usable`` turns False, for good."""
+        self._abandoned = reason
 
     async def open(self) -> None:
         """Create the context, page and CDP session (launching Chromium if needed)."""
@@ -252,8 +257,10 @@ class WebPage:
         context, self._context = self._context, None
         self._page = self._cdp = None
         if context is not None and self.host.failure(self._launch) is None:
-            with contextlib.suppress(Exception):  # a dead context is closed enough
-                await context.close()
+            # A dead context is closed enough; closing one whose page spins in a script
+            # kills its renderer, but a browser that does not answer is left to time out.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(context.close(), LOAD_TIMEOUT_S)
 
     # -- events --------------------------------------------------------------------
 
