@@ -30,9 +30,12 @@ __all__ = ["MINIWOB_TASKS", "MiniWoBEnv", "miniwob_html"]
 
 
 # MiniWoB's score board and its "START" cover are chrome around the task, not the task.
+# terminal's caret blinks on an 800 ms timer: it stays shown, so what a read sees does not
+# depend on when it comes.
 _HIDE_CHROME = """(() => {
   const style = document.createElement('style');
-  style.textContent = '#reward-display, #sync-task-cover { display: none !important; }';
+  style.textContent = '#reward-display, #sync-task-cover { display: none !important; } ' +
+    '#input-flicker { display: inline !important; }';
   document.head.appendChild(style);
 })()"""
 
@@ -44,6 +47,33 @@ _SETTLE = """(async () => {
   for (let i = 0; i < 100 && window.jQuery && jQuery(':animated').length; i++)
     await new Promise(r => setTimeout(r, 20));
 })()"""
+
+
+# Starts the episode and answers its utterance once the page has settled: the timers of up
+# to 1 s the task set while starting have run (terminal focuses its prompt after 200 ms;
+# under load a read could come before or after that), then one frame is rendered, so the
+# tree is read after the new problem is laid out.
+_START = (
+    _HIDE_CHROME
+    + """;
+(async () => {
+  core.EPISODE_MAX_TIME = 1e9;
+  Math.seedrandom(SEED);
+  const setT = window.setTimeout, clearT = window.clearTimeout, due = new Set();
+  window.setTimeout = function (fn, ms, ...args) {
+    if (typeof fn !== 'function' || !(ms <= 1000)) return setT(fn, ms, ...args);
+    const id = setT(() => { due.delete(id); fn(...args); }, ms);
+    due.add(id);
+    return id;
+  };
+  window.clearTimeout = id => { due.delete(id); clearT(id); };
+  try { core.startEpisodeReal(); } finally { window.setTimeout = setT; }
+  for (let i = 0; i < 200 && due.size; i++) await new Promise(r => setT(r, 10));
+  window.clearTimeout = clearT;
+  await new Promise(r => requestAnimationFrame(r));
+  return core.getUtterance();
+})()"""
+)
 
 
 def miniwob_html() -> Path:
@@ -114,12 +144,7 @@ class MiniWoBEnv(BrowserEnv):
         if error is not None:
             raise BrowserError(f"the MiniWoB page did not open: {error}")
         seed = int(self.np_random.integers(2**31 - 1))
-        start = (
-            f"{_HIDE_CHROME}; core.EPISODE_MAX_TIME = 1e9; Math.seedrandom({seed}); "
-            "core.startEpisodeReal(); "
-            # one rendered frame, so the tree is read after the new problem is laid out
-            "new Promise(r => requestAnimationFrame(() => r(core.getUtterance())))"
-        )
+        start = _START.replace("SEED", str(seed))
         utterance = self._run(self._page.evaluate(start))
         self.raw_reward, self.reason = 0.0, None
         # The natural-language tasks (``email-inbox-nl-turk``...) give the utterance with
