@@ -110,7 +110,7 @@ DEFAULT_TIMEOUT_S = 30.0
 
 
 class BrowserError(RuntimeError):
-    """Chromium could not be started, or it exited while an env was using it."""
+    """Chromium could not be started, or it (or its driver) exited or stopped answering."""
 
 
 def find_chromium() -> str | None:
@@ -137,10 +137,12 @@ def find_chromium() -> str | None:
 class _BrowserLoop(asyncio.SelectorEventLoop):
     """The browser thread's event loop; the one process it starts is Playwright's driver.
 
-    The driver (node) gets a session of its own, so a Ctrl-C or a kill of this process's
-    group does not take it down before it has closed Chromium, a private ``TMPDIR``
-    (``tmpdir``), where it and Chromium make their profile and temp folders, and the
-    reaper's watch, so it dies with this process however this process dies.
+    The driver (node) gets:
+
+    - a session of its own: a Ctrl-C or a kill of this process's group does not take it
+      down before it has closed Chromium;
+    - ``TMPDIR`` = ``tmpdir``: its and Chromium's profile and temp folders land there;
+    - the reaper's watch: it dies with this process however this process dies.
     """
 
     def __init__(self) -> None:
