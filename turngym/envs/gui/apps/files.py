@@ -11,16 +11,23 @@ Delete removes a file or an EMPTY folder; a folder with something in it is refus
 an error on the status line, so one click never loses a whole subtree. Every refusal
 (nothing selected, empty name, ``/`` in a name, a name that exists...) says why on the
 status line and changes nothing on disk.
+
+The folder is the agent's and the app runs on the host, so every access goes through
+`EpisodeFolder`, which never follows a link. An entry that is neither a file nor a
+folder is listed as ``name (link)`` or ``name (special file)``: it cannot be opened,
+renamed, moved or chosen as a destination; Delete removes the entry itself (never what
+a link points to). ``state()["tree"]`` gives such entries as ``"link"`` or ``"special"``.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 import tkinter as tk
 from pathlib import Path
 from typing import Any
 
 from turngym.envs.gui.apps.base import TkApp
+from turngym.envs.gui.episode_folder import EpisodeFolder, PathRefused, is_text
 
 __all__ = ["FilesApp"]
 
@@ -28,6 +35,20 @@ ROOT = "files"
 """The folder (inside the workdir) the app shows; paths are shown relative to the workdir."""
 DOUBLE_CLICK_MS = 500
 """Two presses on one row of one listing this close together (X server time) open it."""
+_REFUSED = {"link": "link", "other": "special file"}
+"""Kinds of entries shown but never opened, and how a row names them."""
+
+
+def _row(name: str, kind: str) -> str:
+    """How the list shows an entry: ``name/`` for a folder, ``name (link)`` for a link.
+
+    >>> _row("docs", "dir"), _row("a.txt", "file"), _row("x", "link")
+    ('docs/', 'a.txt', 'x (link)')
+    """
+    name = name.encode("utf-8", "replace").decode()  # undecodable bytes: shown as "?"
+    if kind == "dir":
+        return f"{name}/"
+    return name if kind == "file" else f"{name} ({_REFUSED[kind]})"
 
 
 class FilesApp(TkApp):
@@ -81,17 +102,20 @@ class FilesApp(TkApp):
         self._listing = 0
         """Bumped whenever the list is refilled: a double-click needs both presses on one."""
         self._last_press: tuple[int, int, int] | None = None
+        self._rows: list[tuple[str, str]] = []
+        """(name, kind) of each row of the list, in order."""
+        self.files = EpisodeFolder(self.workdir)
 
-    @property
-    def folder(self) -> Path:
-        """The folder the app manages (``<workdir>/files``)."""
-        return self.workdir / ROOT
+    def _path(self, relative: Path) -> str:
+        """``relative`` (to ``files/``) as a path from the workdir, for `EpisodeFolder`."""
+        return (Path(ROOT) / relative).as_posix()
 
     # -- starting state ---------------------------------------------------------------
 
     def load(self, config: dict[str, Any]) -> None:
         """Show ``files/`` with nothing selected, an empty name field and no dialog."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(PathRefused):  # the empty list and the status line say so
+            self.files.makedirs(ROOT)
         self.dialog = self.destinations = None  # close_popups has destroyed it
         self.moving = None
         self.cwd = Path()
@@ -110,19 +134,23 @@ class FilesApp(TkApp):
         """A folder as the app shows it: ``files/`` or ``files/reports/``."""
         return f"{(Path(ROOT) / relative).as_posix()}/"
 
-    def _entries(self) -> list[str]:
-        """The current folder's rows: folders (with ``/``) first, then files, sorted."""
+    def _entries(self) -> list[tuple[str, str]]:
+        """The current folder's (name, kind): folders first, then the rest, each sorted.
+
+        A name that is not text is shown as a special file (it is never opened).
+        """
         try:
-            children = list((self.folder / self.cwd).iterdir())
-        except OSError:
+            listed = self.files.listdir(self._path(self.cwd))
+        except PathRefused as refused:
+            self._error(str(refused))
             return []
-        folders = sorted(f"{p.name}/" for p in children if p.is_dir())
-        files = sorted(p.name for p in children if not p.is_dir())
-        return folders + files
+        entries = [(n, k if is_text(n) else "other") for n, k in listed]
+        return sorted(entries, key=lambda entry: (entry[1] != "dir", entry[0]))
 
     def _refresh(self, select: str | None = None) -> None:
         """Refill the list from disk, selecting the row ``select`` if it is there."""
-        rows = self._entries()
+        self._rows = self._entries()
+        rows = [_row(name, kind) for name, kind in self._rows]
         self.listbox.delete(0, "end")
         for row in rows:
             self.listbox.insert("end", row)
@@ -142,13 +170,20 @@ class FilesApp(TkApp):
         chosen = self.listbox.curselection()
         return str(self.listbox.get(chosen[0])) if chosen else None
 
-    def _selected(self) -> tuple[str, bool] | None:
-        """The selected entry's name and whether it is a folder; None (and an error) if none."""
-        row = self._selected_row()
-        if row is None:
+    def _selected(self) -> tuple[str, str] | None:
+        """The selected entry's name and kind; None (and an error) if none is selected."""
+        chosen = self.listbox.curselection()
+        if not chosen or chosen[0] >= len(self._rows):
             self._error("select an entry in the list first")
             return None
-        return row.rstrip("/"), row.endswith("/")
+        return self._rows[chosen[0]]
+
+    def _refuse(self, name: str, kind: str) -> bool:
+        """Say why a link or special file cannot be acted on; False for a file or folder."""
+        if kind not in _REFUSED:
+            return False
+        self._error(f"{name} is a {_REFUSED[kind]}; only files and folders can be used")
+        return True
 
     def _press(self, event: tk.Event) -> str:
         """A press on the list: the second one on a folder row in a double-click opens it."""
@@ -162,9 +197,9 @@ class FilesApp(TkApp):
                 and last[:2] == (self._listing, index)
                 and (int(event.time) - last[2]) % 2**32 <= DOUBLE_CLICK_MS
             ):
-                row = str(self.listbox.get(index))
-                if row.endswith("/"):
-                    self._enter(self.cwd / row.rstrip("/"))
+                name, kind = self._rows[index] if index < len(self._rows) else ("", "")
+                if kind == "dir":
+                    self._enter(self.cwd / name)
                     return "break"
         # Select as the Listbox class binding does, but on every press: Tk counts a
         # press soon after a double-click (even on a new listing) as a triple-click,
@@ -198,8 +233,10 @@ class FilesApp(TkApp):
         chosen = self._selected()
         if chosen is None:
             return
-        name, is_folder = chosen
-        if not is_folder:
+        name, kind = chosen
+        if self._refuse(name, kind):
+            return
+        if kind != "dir":
             self._error(f"{name} is a file, not a folder")
             return
         self._enter(self.cwd / name)
@@ -213,8 +250,10 @@ class FilesApp(TkApp):
             self._error("a name cannot contain '/'")
         elif name.startswith("."):
             self._error("a name cannot start with '.'")
-        elif (self.folder / self.cwd / name).exists():
-            self._error(f"{(Path(ROOT) / self.cwd / name).as_posix()} already exists")
+        elif not is_text(name):
+            self._error("a name must be printable text")
+        elif self.files.exists(self._path(self.cwd / name)):
+            self._error(f"{self._path(self.cwd / name)} already exists")
         else:
             return name
         return None
@@ -231,9 +270,9 @@ class FilesApp(TkApp):
         if name is None:
             return
         try:
-            (self.folder / self.cwd / name).mkdir()
-        except OSError as error:
-            self._error(f"could not create {name}/: {error.strerror}")
+            self.files.mkdir(self._path(self.cwd / name))
+        except PathRefused as refused:
+            self._error(f"could not create {name}/: {refused}")
             return
         self._done(f"Created folder {name}/", select=f"{name}/")
 
@@ -242,56 +281,63 @@ class FilesApp(TkApp):
         chosen = self._selected()
         if chosen is None:
             return
-        old, is_folder = chosen
+        old, kind = chosen
+        if self._refuse(old, kind):
+            return
         new = self._typed_name()
         if new is None:
             return
         try:
-            (self.folder / self.cwd / old).rename(self.folder / self.cwd / new)
-        except OSError as error:
-            self._error(f"could not rename {old}: {error.strerror}")
+            self.files.rename(self._path(self.cwd / old), self._path(self.cwd / new))
+        except PathRefused as refused:
+            self._error(f"could not rename {old}: {refused}")
             return
-        self._done(f"Renamed {old} to {new}", select=f"{new}/" if is_folder else new)
+        self._done(f"Renamed {old} to {new}", select=_row(new, kind))
 
     def delete(self) -> None:
         """Delete the selected file or empty folder; a non-empty folder is refused."""
         chosen = self._selected()
         if chosen is None:
             return
-        name, is_folder = chosen
-        path = self.folder / self.cwd / name
+        name, kind = chosen
+        path = self._path(self.cwd / name)
         try:
-            if is_folder:
-                if any(path.iterdir()):
+            if kind == "dir":
+                if self.files.listdir(path):
                     self._error(f"folder {name}/ is not empty (delete what is in it first)")
                     return
-                path.rmdir()
-            else:
-                path.unlink()
-        except OSError as error:
-            self._error(f"could not delete {name}: {error.strerror}")
+                self.files.rmdir(path)
+            else:  # a file, or a link or special file itself (never what a link points to)
+                self.files.remove(path)
+        except PathRefused as refused:
+            self._error(f"could not delete {name}: {refused}")
             return
         self._refresh()
-        self.status.config(text=f"Deleted {name}{'/' if is_folder else ''}")
+        self.status.config(text=f"Deleted {_row(name, kind)}")
 
     # -- moving -----------------------------------------------------------------------
 
     def _folders(self) -> list[Path]:
-        """Every folder under ``files/`` (``files/`` itself first), relative to it, sorted."""
-        found = [Path()]
-        for top, dirs, _files in os.walk(self.folder):
-            dirs.sort()
-            base = Path(top).relative_to(self.folder)
-            found.extend(base / d for d in dirs)
-        return sorted(found, key=lambda p: p.parts)
+        """Every folder under ``files/`` (``files/`` itself first), relative to it, sorted.
+
+        Real folders only: a link to a folder is not one (nothing is moved through it).
+        """
+        try:
+            entries, _ = self.files.walk(ROOT)
+        except PathRefused:
+            return [Path()]
+        found = [Path(path).relative_to(ROOT) for path, kind in entries if kind == "dir"]
+        return sorted([Path(), *found], key=lambda p: p.parts)
 
     def open_move_dialog(self) -> None:
         """Open the Move dialog for the selected entry (replacing one already open)."""
         chosen = self._selected()
         if chosen is None:
             return
+        name, kind = chosen
+        if self._refuse(name, kind):
+            return
         self._close_dialog()
-        name, _ = chosen
         self.moving = self.cwd / name
         # A ridge stands in for the frame a window manager would draw.
         dialog = tk.Toplevel(self.root, borderwidth=2, relief="ridge")
@@ -333,8 +379,8 @@ class FilesApp(TkApp):
         target = Path(shown.rstrip("/")).relative_to(ROOT)
         source = self.moving
         name = source.name
-        if not (self.folder / source).exists():
-            self._error(f"{(Path(ROOT) / source).as_posix()} no longer exists")
+        if self.files.kind(self._path(source)) not in ("file", "dir"):
+            self._error(f"{self._path(source)} no longer exists")
             return
         if target == source.parent:
             self._error(f"{name} is already in {shown}")
@@ -342,17 +388,17 @@ class FilesApp(TkApp):
         if target == source or source in target.parents:
             self._error(f"cannot move the folder {name}/ into itself")
             return
-        if not (self.folder / target).is_dir():  # renamed or deleted since the dialog opened
+        if self.files.kind(self._path(target)) != "dir":  # gone or swapped since it opened
             self._error(f"the folder {shown} no longer exists")
             return
-        if (self.folder / target / name).exists():
+        if self.files.exists(self._path(target / name)):
             self._error(f"{shown}{name} already exists")
             return
         try:
             # One file system: a rename, never a copy that could half-happen.
-            (self.folder / source).rename(self.folder / target / name)
-        except OSError as error:
-            self._error(f"could not move {name}: {error.strerror}")
+            self.files.rename(self._path(source), self._path(target / name))
+        except PathRefused as refused:
+            self._error(f"could not move {name}: {refused}")
             return
         self._close_dialog()
         self._refresh()
@@ -364,16 +410,21 @@ class FilesApp(TkApp):
         """The shown folder, the selected row, every path under ``files/`` and the status.
 
         ``tree`` maps each path relative to the workdir (``files/reports/a.txt``) to
-        ``"dir"`` or the file's size in bytes.
+        ``"dir"``, the file's size in bytes, ``"link"`` or ``"special"`` (at most
+        `episode_folder.MAX_ENTRIES` paths).
         """
         tree: dict[str, str | int] = {}
-        for top, dirs, files in os.walk(self.folder):
-            base = Path(top).relative_to(self.workdir)
-            for d in dirs:
-                tree[(base / d).as_posix()] = "dir"
-            for f in files:
-                path = Path(top) / f
-                tree[(base / f).as_posix()] = path.stat().st_size if path.exists() else 0
+        try:
+            entries, _ = self.files.walk(ROOT)
+        except PathRefused:
+            entries = []
+        for path, kind in entries:
+            shown = path.encode("utf-8", "replace").decode()
+            if kind == "file":
+                found = self.files.stat(path)
+                tree[shown] = found.st_size if found is not None else 0
+            else:
+                tree[shown] = {"dir": "dir", "link": "link"}.get(kind, "special")
         return {
             "cwd": self._shown(self.cwd),
             "selected": self._selected_row(),

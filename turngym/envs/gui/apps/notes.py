@@ -3,17 +3,33 @@
 A list of notes on the left; a title field, a text area and New / Save / Delete /
 Refresh on the right; Ctrl+S saves. Saving writes ``<title>.txt`` (renaming a note's file when its
 title changed); a status line says what happened or what went wrong.
+
+The folder is the agent's (a terminal task's shell writes in it), and the app runs on
+the host: every file access goes through `EpisodeFolder`. A ``.txt`` entry that is not
+a regular file (a link, a FIFO, a folder) or is over `NOTE_LIMIT` bytes is listed, but
+opening it says why it is refused, saving over it is refused, and its text in
+``state()`` is None; a link's target is never read nor written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import tkinter as tk
-from pathlib import Path
 from typing import Any
 
 from turngym.envs.gui.apps.base import TkApp
+from turngym.envs.gui.episode_folder import EpisodeFolder, PathRefused, is_text
 
-__all__ = ["NotesApp"]
+__all__ = ["MAX_NOTES", "NOTE_LIMIT", "NotesApp"]
+
+FOLDER = "notes"
+"""The notes' folder inside the workdir."""
+NOTE_LIMIT = 64_000
+"""The largest note (bytes) the app opens."""
+MAX_NOTES = 200
+"""The most notes listed (the first, by title)."""
+STATE_LIMIT = 1_000_000
+"""Bytes of note text ``state()`` reports in all; notes past it are reported as None."""
 
 
 class NotesApp(TkApp):
@@ -51,49 +67,64 @@ class NotesApp(TkApp):
         self.status.pack(fill="x")
         root.bind_all("<Control-s>", lambda _e: self.save())
         self.current: str | None = None
-
-    @property
-    def folder(self) -> Path:
-        """Where the notes live."""
-        return self.workdir / "notes"
+        self.files = EpisodeFolder(self.workdir)
 
     def load(self, config: dict[str, Any]) -> None:
         """Show the notes on disk and an empty editor."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(PathRefused):  # the refresh below says why
+            self.files.makedirs(FOLDER)
         self.current = None
         self.title_entry.delete(0, "end")
         self.body.delete("1.0", "end")
         self.body.edit_reset()
-        self.status.config(text="")
-        self._refresh()
+        problem = self._refresh()
+        self.status.config(text=f"Error: {problem}" if problem else "")
         self.title_entry.focus_set()
 
-    def _titles(self) -> list[str]:
-        return sorted(p.stem for p in self.folder.glob("*.txt"))
+    def _titles(self) -> tuple[list[str], str]:
+        """The titles of the ``.txt`` entries (any kind), and why the folder is unreadable."""
+        try:
+            entries = self.files.listdir(FOLDER)
+        except PathRefused as refused:
+            return [], str(refused)
+        names = [name for name, _ in entries if name.endswith(".txt") and is_text(name)]
+        return [name[: -len(".txt")] for name in names][:MAX_NOTES], ""
 
-    def _refresh(self) -> None:
+    def _path(self, title: str) -> str:
+        return f"{FOLDER}/{title}.txt"
+
+    def _read(self, title: str, limit: int = NOTE_LIMIT) -> str:
+        """The note's text; `PathRefused` (with the reason) for anything but a UTF-8 file."""
+        data = self.files.read_bytes(self._path(title), limit)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PathRefused(f"{self._path(title)} is not UTF-8 text") from None
+
+    def _refresh(self) -> str:
+        """Fill the list from disk; returns why the folder could not be read ("" if it was)."""
+        titles, problem = self._titles()
         self.listbox.delete(0, "end")
-        for title in self._titles():
+        for title in titles:
             self.listbox.insert("end", title)
-        if self.current in self._titles():
-            index = self._titles().index(self.current)
-            self.listbox.selection_set(index)
+        if self.current in titles:
+            self.listbox.selection_set(titles.index(self.current))
+        return problem
 
     def refresh(self) -> None:
         """Read the notes folder again (files written by other programs show up)."""
-        self._refresh()
-        self.status.config(text="Refreshed")
+        problem = self._refresh()
+        self.status.config(text=f"Error: {problem}" if problem else "Refreshed")
 
     def _open_selected(self, _event: object = None) -> None:
         chosen = self.listbox.curselection()
         if not chosen:
             return
         title = str(self.listbox.get(chosen[0]))
-        path = self.folder / f"{title}.txt"
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            self.status.config(text=f"Error: cannot open {title}: {type(error).__name__}")
+            text = self._read(title)
+        except PathRefused as refused:
+            self.status.config(text=f"Error: cannot open {title}: {refused}")
             self._refresh()
             return
         self.current = title
@@ -119,9 +150,14 @@ class NotesApp(TkApp):
             self.status.config(text="Error: a title is needed (no '/', not starting with '.')")
             return
         text = self.body.get("1.0", "end-1c")
-        if self.current is not None and self.current != title:
-            (self.folder / f"{self.current}.txt").unlink(missing_ok=True)
-        (self.folder / f"{title}.txt").write_text(text, encoding="utf-8")
+        try:
+            # written before the old file goes: a refused save loses nothing
+            self.files.write_text(self._path(title), text, make_parents=True)
+            if self.current is not None and self.current != title:
+                self.files.remove(self._path(self.current))
+        except PathRefused as refused:
+            self.status.config(text=f"Error: cannot save {title}: {refused}")
+            return
         self.current = title
         self._refresh()
         self.status.config(text=f"Saved {title}")
@@ -131,18 +167,24 @@ class NotesApp(TkApp):
         if self.current is None:
             self.status.config(text="Error: no note is open")
             return
-        (self.folder / f"{self.current}.txt").unlink(missing_ok=True)
+        try:
+            self.files.remove(self._path(self.current))
+        except PathRefused as refused:
+            self.status.config(text=f"Error: cannot delete {self.current}: {refused}")
+            return
         self.status.config(text=f"Deleted {self.current}")
         self.new()
         self._refresh()
 
     def state(self) -> dict[str, Any]:
-        """The notes on disk and the editor's contents."""
+        """The notes on disk (None for one refused or past `STATE_LIMIT`) and the editor."""
         notes: dict[str, str | None] = {}
-        for title in self._titles():
+        left = STATE_LIMIT
+        for title in self._titles()[0]:
             try:
-                notes[title] = (self.folder / f"{title}.txt").read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):  # written by someone else, or gone
+                notes[title] = self._read(title, min(NOTE_LIMIT, left))
+                left -= len(notes[title] or "")
+            except PathRefused:  # a link, a FIFO, too big, not UTF-8, or gone
                 notes[title] = None
         return {
             "notes": notes,

@@ -5,7 +5,9 @@ Fields: "Full name" and "Email" (entries), "Language" (an option menu), "Theme"
 "Save" (or Ctrl+S) writes the file only when every field is valid (the email has one
 "@" and a dot after it, the font size is a whole number 8..32); otherwise the status
 line names the field and the reason and the file stays as it was. "Reset" shows the
-file's values again. The format lives in ``settings_file``.
+file's values again. The format lives in ``settings_file``, which reads and writes the
+file without following a link and reads only a regular file of bounded size: a
+refused file shows the defaults (and why, on Reset) and is never saved over.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import tkinter as tk
 from typing import Any
 
+from turngym.envs.confined import PathRefused
 from turngym.envs.gui.apps import settings_file as fmt
 from turngym.envs.gui.apps.base import TkApp
 
@@ -89,9 +92,9 @@ class SettingsApp(TkApp):
         self._set_status("")
         self.full_name.focus_set()
 
-    def _show_file(self) -> bool:
-        """Fill the form from the file; False (and the defaults) when it is unusable."""
-        saved = fmt.read(self.workdir / fmt.FILENAME)
+    def _show_file(self) -> str:
+        """Fill the form from the file; the defaults and why when it is unusable ("" if not)."""
+        saved, why = fmt.read_why(self.workdir / fmt.FILENAME)
         values = dict(fmt.DEFAULTS)
         if saved is not None:
             values.update({k: saved[k] for k in fmt.FIELDS if k in saved})
@@ -102,7 +105,7 @@ class SettingsApp(TkApp):
         self.theme.set(str(values["theme"]))
         for key, var in self.checks.items():
             var.set(1 if values[key] else 0)
-        return saved is not None
+        return why
 
     # -- the buttons ----------------------------------------------------------------
 
@@ -137,15 +140,20 @@ class SettingsApp(TkApp):
             email=email,
             font_size=int(values["font_size"]),
         )
-        (self.workdir / fmt.FILENAME).write_text(fmt.dumps(values), encoding="utf-8")
+        try:
+            fmt.write(self.workdir / fmt.FILENAME, values)
+        except PathRefused as refused:
+            self._set_status(f"Not saved: {refused}.", error=True)
+            return
         self._set_status(f"Saved {fmt.FILENAME}.")
 
     def reset(self) -> None:
         """Throw away the form's edits: show the file's values again."""
-        if self._show_file():
+        why = self._show_file()
+        if not why:
             self._set_status(f"Reset to the values in {fmt.FILENAME}.")
         else:
-            self._set_status(f"No usable {fmt.FILENAME}: showing the defaults.", error=True)
+            self._set_status(f"No usable {fmt.FILENAME} ({why}): showing the defaults.", error=True)
 
     def _set_status(self, text: str, *, error: bool = False) -> None:
         self.status.config(text=text, fg=_ERROR_COLOR if error else self._status_fg)

@@ -4,6 +4,9 @@ A settings file is one JSON object with exactly the keys of ``FIELDS``: ``full_n
 and ``email`` (str), ``language`` (one of ``LANGUAGES``), ``theme`` (one of
 ``THEMES``), ``font_size`` (int in ``FONT_SIZES``) and the ``CHECKBOXES`` (bool).
 This module imports no Tk, so the task catalog can read it without a display.
+
+The file lies in the agent's folder: it is read and written through `confined.Folder`
+(never through a link, never a FIFO or a device, at most `FILE_LIMIT` bytes read).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from turngym.envs.confined import Folder, PathRefused
 
 __all__ = [
     "CHECKBOXES",
@@ -26,10 +31,14 @@ __all__ = [
     "email_error",
     "font_size_error",
     "read",
+    "read_why",
+    "write",
 ]
 
 FILENAME = "settings.json"
 """The file's name in the workdir."""
+FILE_LIMIT = 64_000
+"""The largest settings file (bytes) that is read."""
 LANGUAGES = ("English", "French", "German", "Spanish", "Italian", "Portuguese")
 """The Language menu's entries, in menu order."""
 THEMES = ("Light", "Dark", "System")
@@ -71,13 +80,43 @@ def dumps(settings: Mapping[str, Any]) -> str:
     return json.dumps({k: settings[k] for k in FIELDS}, indent=2, ensure_ascii=False) + "\n"
 
 
-def read(path: Path) -> dict[str, Any] | None:
-    """The JSON object in ``path``; None when it is missing, unreadable or not an object."""
+def read_why(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """The JSON object in ``path``, or None and why not (one line, fit for a status line).
+
+    Only a regular file of at most `FILE_LIMIT` bytes is read, never through a link.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+        text = Folder(path.parent).read_bytes(path.name, FILE_LIMIT).decode("utf-8")
+    except PathRefused as refused:
+        return None, str(refused)
+    except UnicodeDecodeError:
+        return None, f"{path.name} is not UTF-8 text"
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        return None, f"{path.name} is not JSON ({error})"
+    except RecursionError:
+        return None, f"{path.name} is nested too deeply"
+    if not isinstance(data, dict):
+        return None, f"{path.name} does not hold a JSON object"
+    return data, ""
+
+
+def read(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None when it is missing, refused or not an object.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write(Path(folder, FILENAME), DEFAULTS)
+    ...     read(Path(folder, FILENAME)) == DEFAULTS, read(Path(folder, "missing.json"))
+    (True, None)
+    """
+    return read_why(path)[0]
+
+
+def write(path: Path, settings: Mapping[str, Any]) -> None:
+    """Write ``settings`` to ``path`` atomically; `PathRefused` through a link or a FIFO."""
+    Folder(path.parent).write_text(path.name, dumps(settings))
 
 
 def email_error(email: str) -> str | None:

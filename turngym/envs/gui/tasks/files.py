@@ -4,22 +4,26 @@ Each episode starts from a seeded tree under ``<workdir>/files``: 3 to 8 small t
 files (``.txt``, ``.md``, ``.csv``) spread over ``files/`` and up to two subfolders
 (one may sit inside the other). Every check reads the whole tree back from disk and
 compares it with the expected one: the asked change made, file contents kept, nothing
-else created, removed or edited.
+else created, removed or edited. The tree is read through `EpisodeFolder`: a link or a
+special file is never followed or opened (it is an entry no expected tree has), a file
+is read up to `CHECK_LIMIT` bytes, and at most `episode_folder.MAX_ENTRIES` entries.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from turngym.envs.gui.episode_folder import EpisodeFolder, PathRefused
 from turngym.envs.gui.tasks.base import GUITask, pick, words
 
-__all__ = ["DeleteFile", "MakeFolder", "MoveFile", "RenameFile"]
+__all__ = ["CHECK_LIMIT", "DeleteFile", "MakeFolder", "MoveFile", "RenameFile"]
 
+CHECK_LIMIT = 64_000
+"""The most bytes of one file the check reads (the tasks' files are a few lines)."""
 ROOT = "files"
 """The app's folder inside the workdir; task paths are written from the workdir."""
 _FOLDERS = (
@@ -95,18 +99,30 @@ def starting_tree(params: Mapping[str, Any]) -> Tree:
 
 
 def read_tree(workdir: Path) -> Tree:
-    """What is under ``<workdir>/files`` now, as a ``Tree`` (unreadable text is replaced)."""
+    r"""What is under ``<workdir>/files`` now, as a ``Tree`` (unreadable text is replaced).
+
+    What no expected tree holds is given as text that matches none: a file that cannot
+    be read (``"\0unreadable: why"``), a link or a special file (``"\0link"``,
+    ``"\0other"``), and a tree past the walk's bounds (the key ``"\0truncated"``).
+    """
+    folder = EpisodeFolder(workdir)
+    try:
+        entries, complete = folder.walk(ROOT)
+    except PathRefused as refused:
+        return {ROOT: f"\0unreadable: {refused}"}
     tree: Tree = {}
-    for top, dirs, files in os.walk(workdir / ROOT):
-        base = Path(top).relative_to(workdir)
-        for d in dirs:
-            tree[(base / d).as_posix()] = None
-        for f in files:
+    for path, kind in entries:
+        if kind == "dir":
+            tree[path] = None
+        elif kind == "file":
             try:
-                text = (Path(top) / f).read_bytes().decode("utf-8", errors="replace")
-            except OSError:
-                text = "\0unreadable"  # matches no expected text
-            tree[(base / f).as_posix()] = text
+                tree[path] = folder.read_text(path, CHECK_LIMIT)
+            except PathRefused as refused:
+                tree[path] = f"\0unreadable: {refused}"
+        else:
+            tree[path] = f"\0{kind}"
+    if not complete:
+        tree["\0truncated"] = None
     return tree
 
 

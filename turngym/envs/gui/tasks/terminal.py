@@ -1,7 +1,9 @@
 """Hybrid templates: a sandboxed terminal beside (or instead of) a desktop app.
 
 The terminal's shell starts in the episode's folder (``/testbed`` in the sandbox), so
-files it writes are the ones the apps show and the checks read.
+files it writes are the ones the apps show and the checks read. The checks read them
+through `confined.Folder`: a link, a FIFO or a file over `CHECK_LIMIT` bytes is "not
+done", never followed, waited on or read whole.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask, pick, words
 
-__all__ = ["CountWithTerminal", "TerminalFile", "TerminalThenNotes"]
+__all__ = ["CHECK_LIMIT", "CountWithTerminal", "TerminalFile", "TerminalThenNotes"]
+
+CHECK_LIMIT = 64_000
+"""The most bytes a check reads of a file (the expected ones are a line or two)."""
 
 
 def _sentence(rng: np.random.Generator) -> str:
@@ -24,10 +30,11 @@ def _sentence(rng: np.random.Generator) -> str:
     )
 
 
-def _read(path: Path) -> str | None:
+def _read(workdir: Path, path: str) -> str | None:
+    """The UTF-8 text of the regular file ``path`` in ``workdir``; None for anything else."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return Folder(workdir).read_bytes(path, CHECK_LIMIT).decode("utf-8")
+    except (PathRefused, UnicodeDecodeError):
         return None
 
 
@@ -53,7 +60,7 @@ class TerminalFile(GUITask):
 
     def check(self, params: Mapping[str, Any], state: Mapping[str, Any], workdir: Path) -> bool:
         """The file holds exactly that line (one trailing newline allowed)."""
-        text = _read(workdir / params["file"])
+        text = _read(workdir, params["file"])
         return text is not None and text.removesuffix("\n") == params["line"]
 
 
@@ -127,6 +134,6 @@ class TerminalThenNotes(GUITask):
 
     def check(self, params: Mapping[str, Any], state: Mapping[str, Any], workdir: Path) -> bool:
         """The note holds both lines, in order, and nothing else."""
-        text = _read(workdir / "notes" / f"{params['title']}.txt")
+        text = _read(workdir, f"notes/{params['title']}.txt")
         want = f"{params['first']}\n{params['second']}"
         return text is not None and text.removesuffix("\n") == want
