@@ -5,7 +5,9 @@ so two envs never race for one), listening on its Unix socket only (``-nolisten 
 with the screen size asked for (default 1280x800, 24-bit). ``spawn`` starts a client on
 it (an app, ``xterm``, a window manager) and keeps track of it. ``close()`` stops every
 process it started, the server last, and a finalizer does the same when the object is
-collected or the interpreter exits, so no Xvfb outlives its env.
+collected or the interpreter exits. Every process is started by `reaper.spawn`, in a
+session of its own that the reaper kills when this process ends in any way (SIGKILL
+included), so no Xvfb or client outlives its env.
 
 Xvfb comes from Debian's ``xvfb`` package (``apt-get install xvfb``); ``xvfb_available``
 says whether it is on ``PATH``.
@@ -22,6 +24,8 @@ import subprocess
 import time
 import weakref
 from collections.abc import Sequence
+
+from turngym.envs import reaper
 
 __all__ = ["DEFAULT_SIZE", "Display", "DisplayError", "xvfb_available"]
 
@@ -54,6 +58,7 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        reaper.forget(proc.pid)  # waited for: its id may be reused
     processes.clear()
 
 
@@ -116,13 +121,12 @@ class Display:
             "-noreset",
         ]
         try:
-            proc = subprocess.Popen(
+            proc = reaper.spawn(
                 command,
                 pass_fds=(write_fd,),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
-                start_new_session=True,
             )
         finally:
             os.close(write_fd)
@@ -185,18 +189,18 @@ class Display:
         """Start ``command`` as a client of this display; ``close`` stops it.
 
         Each client runs in a session of its own, so stopping it also stops what it
-        started (a shell's children in an ``xterm``).
+        started (a shell's children in an ``xterm``), and the reaper kills that session
+        if this process dies first.
         """
         if not self.alive:
             raise DisplayError(f"the X server {self.name} is not running")
-        proc = subprocess.Popen(
+        proc = reaper.spawn(
             list(command),
             cwd=cwd,
             env={**self.env(), **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
-            start_new_session=True,
         )
         self._processes.append(proc)
         return proc

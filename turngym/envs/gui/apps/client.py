@@ -5,6 +5,10 @@ waits for the app's ``ready`` line, connects to its Unix socket and sends JSON
 requests (``load``, ``observe``). Anything that goes wrong (the app died, hung or
 answered an error) is an ``AppError`` that says which app and why; the env turns it
 into a truncated episode and the next reset starts the app again.
+
+The app's socket and its stderr (a file: a pipe nobody drains could fill and hang the
+app) live in a `reaper.temp_dir` ``turngym-<app>-*``, removed on close or, if this
+process is killed, by the reaper (or the next start's sweep).
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ import select
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from turngym.envs import reaper
 from turngym.envs.gui.apps import APPS
 from turngym.envs.gui.display import Display
 
@@ -29,6 +33,8 @@ START_TIMEOUT = 20.0
 """Seconds an app gets to open its window."""
 REQUEST_TIMEOUT = 10.0
 """Seconds an app gets to answer one request."""
+STDERR_TAIL = 65_536
+"""Bytes of a dead app's stderr read for its error message."""
 
 
 # ``python -m turngym.envs.gui.apps`` would run ``turngym/__init__.py``, which registers
@@ -70,11 +76,13 @@ class AppProcess:
             raise ValueError(f"unknown app {app!r}; bundled apps: {', '.join(sorted(APPS))}")
         self.app = app
         self.display = display
-        self._dir = tempfile.mkdtemp(prefix=f"turngym-{app}-")
+        self._dir = str(reaper.temp_dir(f"turngym-{app}-"))
         self._sock_path = os.path.join(self._dir, "app.sock")
+        self._stderr_path = os.path.join(self._dir, "stderr")
         command = [sys.executable, "-c", _BOOTSTRAP, app]
         command += ["--socket", self._sock_path, "--workdir", workdir, "--geometry", geometry]
-        self.proc = display.spawn(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        with open(self._stderr_path, "wb") as stderr:
+            self.proc = display.spawn(command, stdout=subprocess.PIPE, stderr=stderr.fileno())
         self._sock: socket.socket | None = None
         self._buffer = b""
         try:
@@ -102,9 +110,12 @@ class AppProcess:
         if code is None:
             return ""
         err = b""
-        if self.proc.stderr is not None:
-            ready, _, _ = select.select([self.proc.stderr], [], [], 0.2)
-            err = os.read(self.proc.stderr.fileno(), 65536) if ready else b""
+        try:
+            with open(self._stderr_path, "rb") as stderr:
+                stderr.seek(max(0, os.fstat(stderr.fileno()).st_size - STDERR_TAIL))
+                err = stderr.read(STDERR_TAIL)
+        except OSError:
+            pass
         last = " | ".join(err.decode(errors="replace").strip().splitlines()[-3:])
         how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
         return how + (f": {last}" if last else "")
@@ -173,12 +184,6 @@ class AppProcess:
             self._sock.close()
             self._sock = None
         self.display.stop(self.proc)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
-        for name in ("app.sock",):
-            path = os.path.join(self._dir, name)
-            if os.path.exists(path):
-                os.unlink(path)
-        if os.path.isdir(self._dir):
-            os.rmdir(self._dir)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        reaper.remove_dir(self._dir)
