@@ -14,12 +14,22 @@ A task ends when its check passes (reward 1), on ``done()`` (reward 1 if it pass
 0), on ``fail()`` (0) or when the turns run out. If an app or the X server dies, the
 episode is truncated with a message that says so and the next ``reset`` restarts what
 died.
+
+The episode's folder belongs to the agent (its terminal writes there); the apps and
+the checks touch it only through `confined.Folder`, so a link, a FIFO or a huge file
+there is refused (a check that meets one says "not done"). The terminal is bounded by
+``terminal_limits``; on reset it is stopped (every process of it killed) before the
+folder is emptied and the task's setup writes the new files. The folder is a
+`reaper.temp_dir` and every process a `reaper.spawn`: nothing outlives the env's
+process, even one killed by SIGKILL.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-import tempfile
+import stat
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,12 +38,14 @@ import numpy as np
 from gymnasium import spaces
 
 from turngym.core import Invalid, Outcome, TextEnv
+from turngym.envs import reaper
+from turngym.envs.confined import PathRefused
 from turngym.envs.gui.actions import ACTION_HELP, GUIAction, parse_action
 from turngym.envs.gui.apps.client import AppError, AppProcess
 from turngym.envs.gui.display import DEFAULT_SIZE, Display, DisplayError
 from turngym.envs.gui.tasks import TASKS, load_task
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask
-from turngym.envs.gui.terminal import Terminal
+from turngym.envs.gui.terminal import Terminal, TerminalLimits
 from turngym.spaces import Unicode
 
 __all__ = ["DesktopEnv"]
@@ -63,6 +75,9 @@ class DesktopEnv(TextEnv[GUIAction]):
         invalid_action_penalty: reward of an action that cannot be applied (<= 0).
         max_invalid_actions: truncate after this many invalid actions in a row.
         render_mode: ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+        terminal_limits: what the terminal's shell and its processes may use (wall-clock
+            time per command, CPU time and file size per process, memory and processes
+            in all); default ``TerminalLimits()``.
 
     Example:
         >>> import gymnasium as gym
@@ -88,6 +103,7 @@ class DesktopEnv(TextEnv[GUIAction]):
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int | None = 10,
         render_mode: str | None = None,
+        terminal_limits: TerminalLimits | None = None,
     ) -> None:
         super().__init__(
             invalid_action_penalty=invalid_action_penalty,
@@ -111,6 +127,12 @@ class DesktopEnv(TextEnv[GUIAction]):
             raise ValueError(
                 f"wait_seconds must be a number of seconds in 0..60, got {wait_seconds!r}"
             )
+        if terminal_limits is not None and not isinstance(terminal_limits, TerminalLimits):
+            raise ValueError(
+                "terminal_limits must be a TerminalLimits (turngym.envs.gui.terminal), "
+                f"got {type(terminal_limits).__name__}"
+            )
+        self.terminal_limits = terminal_limits or TerminalLimits()
         self.wait_seconds = float(wait_seconds)
         self.task_name = task
         self.task: GUITask = load_task(task)
@@ -134,9 +156,10 @@ class DesktopEnv(TextEnv[GUIAction]):
         self._capture: Any = None
         self._apps: dict[str, AppProcess] = {}
         self._terminal: Terminal | None = None
-        self._workdir = Path(tempfile.mkdtemp(prefix="turngym-gui-"))
+        self._workdir = reaper.temp_dir("turngym-gui-")
         self._text = ""
         self._error = ""
+        self._notices: list[str] = []
         self._image: np.ndarray | None = None
         self._image_served = False
 
@@ -183,7 +206,9 @@ class DesktopEnv(TextEnv[GUIAction]):
             self._terminal.close()
             self._terminal = None
         if TERMINAL in boxes:
-            self._terminal = Terminal(self._display, self._workdir, boxes[TERMINAL])
+            self._terminal = Terminal(
+                self._display, self._workdir, boxes[TERMINAL], self.terminal_limits
+            )
 
     def _stop_all(self) -> None:
         for app in self._apps.values():
@@ -203,7 +228,7 @@ class DesktopEnv(TextEnv[GUIAction]):
     def close(self) -> None:
         """Stop the apps, the terminal and the X server; remove the episode folder."""
         self._stop_all()
-        shutil.rmtree(self._workdir, ignore_errors=True)
+        reaper.remove_dir(self._workdir)
         super().close()
 
     # -- the TextEnv hooks ------------------------------------------------------------
@@ -211,11 +236,12 @@ class DesktopEnv(TextEnv[GUIAction]):
     def _reset(self, options: dict[str, Any]) -> str:
         self.params = self.task.sample(self.np_random)
         self._error = ""
-        for child in self._workdir.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
+        self._notices = []
+        if self._terminal is not None:
+            # first: nothing the last episode's shell left running may touch the new files
+            self._terminal.close()
+            self._terminal = None
+        _empty(self._workdir)
         self.task.setup(self.params, self._workdir)
         self.instruction = self.task.instruction(self.params)
         try:
@@ -272,7 +298,10 @@ class DesktopEnv(TextEnv[GUIAction]):
             self._observe()
         except (AppError, DisplayError, GUIError, OSError) as error:
             return self._died(error)
-        solved = self.task.check(self.params, self.app_state, self._workdir)
+        try:
+            solved = self.task.check(self.params, self.app_state, self._workdir)
+        except (PathRefused, OSError):  # the checks refuse these themselves; a safety net
+            solved = False
         if solved:
             return self._end(f"{self._text}\nThe task is done.", solved=True)
         if action.name == "done":
@@ -345,6 +374,8 @@ class DesktopEnv(TextEnv[GUIAction]):
             state[name] = reply["state"]
             widgets.extend({"app": name, **w} for w in reply["widgets"])
         if self._terminal is not None:
+            while self._terminal.notices:
+                self._notices.append(self._terminal.notices.popleft())
             if not self._terminal.alive:
                 raise GUIError(f"the terminal exited ({self._terminal.why_dead()})")
             x, y, w, h = self._terminal.box
@@ -390,6 +421,8 @@ class DesktopEnv(TextEnv[GUIAction]):
             lines.append(line)
         if any(w["role"] == "terminal" for w in self.widgets):
             lines.append("(The terminal's text is on the screenshot; click it, then type.)")
+        lines.extend(f"Terminal: {notice}" for notice in self._notices)
+        self._notices = []
         if self._error:
             lines.append(f"Error: {self._error}")
         text = "\n".join(lines)
@@ -452,3 +485,28 @@ class DesktopEnv(TextEnv[GUIAction]):
 def _quote(value: str) -> str:
     short = value if len(value) <= 200 else value[:200] + "..."
     return '"' + short.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _empty(folder: Path) -> None:
+    """Remove everything in ``folder`` (links themselves, never what they point to).
+
+    The agent may have left a folder it made unwritable (``chmod 000``): without root,
+    such folders are made writable again, then removed.
+    """
+    for _ in range(2):
+        with os.scandir(folder) as entries:
+            for entry in list(entries):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.path)
+        if not os.listdir(folder):
+            return
+        for top, dirs, _ in os.walk(folder):  # os.walk follows no link
+            for name in [top, *(os.path.join(top, d) for d in dirs)]:
+                with contextlib.suppress(OSError):
+                    if stat.S_ISDIR(os.lstat(name).st_mode):
+                        os.chmod(name, 0o700)
+    left = sorted(os.listdir(folder))[:5]
+    raise GUIError(f"the episode folder {folder} could not be emptied (left: {left})")
