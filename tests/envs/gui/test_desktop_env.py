@@ -17,6 +17,7 @@ import turngym  # noqa: F401  (registers the ids)
 from tests import system_deps
 from turngym.agents.experts.gui import GUIOracle
 from turngym.envs.gui.env import DesktopEnv
+from turngym.envs.gui.terminal import TerminalLimits
 
 pytestmark = [pytest.mark.x11, system_deps.x11()]
 
@@ -199,6 +200,10 @@ def test_constructor_rejects_bad_arguments():
         DesktopEnv(input_backend="magic")
     with pytest.raises(ValueError, match="wait_seconds"):
         DesktopEnv(wait_seconds=-1)
+    with pytest.raises(ValueError, match="terminal_limits must be a TerminalLimits"):
+        DesktopEnv(terminal_limits={"wall_s": 5})
+    with pytest.raises(ValueError, match=r"TerminalLimits\.wall_s must be a number > 0"):
+        TerminalLimits(wall_s=0)
 
 
 @system_deps.needs(shutil.which("twm"), "twm", "apt-get install twm")
