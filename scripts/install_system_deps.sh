@@ -13,6 +13,7 @@ packages=(
   fonts-dejavu-core  # the fonts the desktop apps and the terminal draw with
   libtk8.6    # Tk, which the desktop apps (tkinter) are written in
   twm         # a minimal window manager, for Display(window_manager="twm")
+  xfonts-base xfonts-75dpi  # the core X fonts twm needs (without them it exits at start)
 )
 # Debian's own Python keeps tkinter in a package of its own.
 if ! python3 -c "import tkinter" >/dev/null 2>&1 && [ -x /usr/bin/python3 ] \
