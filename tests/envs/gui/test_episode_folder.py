@@ -1,4 +1,4 @@
-"""EpisodeFolder: the bounded walk and the file manager's operations, never through a link."""
+"""EpisodeFolder: the bounded tree and the file manager's operations, never through a link."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def folder(tmp_path):
     return EpisodeFolder(tmp_path)
 
 
-def test_walk_lists_links_and_special_files_without_entering_them(folder):
-    entries, complete = folder.walk("files")
+def test_tree_lists_links_and_special_files_without_entering_them(folder):
+    entries, complete = folder.tree("files")
     assert complete
     assert entries == [
         ("files/a", "dir"),
@@ -32,20 +32,20 @@ def test_walk_lists_links_and_special_files_without_entering_them(folder):
     ]
 
 
-def test_walk_is_bounded_in_entries_and_depth(folder, tmp_path):
+def test_tree_is_bounded_in_entries_and_depth(folder, tmp_path):
     deep = tmp_path / "files" / "deep"
     deep.mkdir()
     for i in range(50):
         (deep / f"f{i}").write_text("")
-    entries, complete = folder.walk("files", max_entries=20)
+    entries, complete = folder.tree("files", max_entries=20)
     assert len(entries) == 20 and not complete
-    entries, complete = folder.walk("files", max_depth=1)
+    entries, complete = folder.tree("files", max_depth=1)
     assert ("files/a/b", "dir") not in entries and not complete
 
 
-def test_walk_of_a_linked_top_is_refused(folder):
+def test_tree_of_a_linked_top_is_refused(folder):
     with pytest.raises(PathRefused, match="symbolic link"):
-        folder.walk("files/portal")
+        folder.tree("files/portal")
 
 
 def test_rename_never_replaces_and_never_goes_through_a_link(folder, tmp_path):

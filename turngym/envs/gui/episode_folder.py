@@ -5,7 +5,7 @@ there: a link to ``/etc/shadow``, a FIFO, a 30 GB sparse file, a name that is no
 text, a tree thousands of folders deep. The apps and the checks run on the host (as
 root in CI), so they touch the folder only through `confined.Folder` (no link
 followed, regular files only, bounded reads, atomic writes), plus what a file manager
-needs on top of it here: ``mkdir``, ``rmdir``, ``rename`` and a bounded ``walk``. A
+needs on top of it here: ``mkdir``, ``rmdir``, ``rename`` and a bounded ``tree``. A
 refusal is a `PathRefused` whose message can go on an app's status line as is.
 
 >>> import tempfile
@@ -14,7 +14,7 @@ refusal is a `PathRefused` whose message can go on an app's status line as is.
 ...     folder.mkdir("files")
 ...     folder.write_text("files/a.txt", "hi")
 ...     os.symlink("/etc", os.path.join(root, "files", "etc"))
-...     print(folder.walk("files"))
+...     print(folder.tree("files"))
 ([('files/a.txt', 'file'), ('files/etc', 'link')], True)
 """
 
@@ -47,13 +47,14 @@ def is_text(name: str) -> bool:
 
 
 class EpisodeFolder(Folder):
-    """`confined.Folder` plus ``mkdir``, ``rmdir``, ``rename`` and a bounded ``walk``."""
+    """`confined.Folder` plus ``mkdir``, ``rmdir``, ``rename`` and a bounded ``tree``."""
 
-    def walk(
+    def tree(
         self, top: str = ".", *, max_entries: int = MAX_ENTRIES, max_depth: int = MAX_DEPTH
     ) -> tuple[list[tuple[str, str]], bool]:
         """Every (path from the root, kind) below the folder ``top``, and whether that is all.
 
+        Unlike `Folder.walk` (an ``os.walk`` of its own), one bounded list, sorted.
         It is not all past ``max_entries`` entries or ``max_depth`` levels. Folders are
         entered, links never (a link is listed as ``"link"``). A name that is not text is
         listed as ``"other"`` and not entered. ``top`` itself must be a folder (else

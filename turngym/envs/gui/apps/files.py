@@ -323,7 +323,7 @@ class FilesApp(TkApp):
         Real folders only: a link to a folder is not one (nothing is moved through it).
         """
         try:
-            entries, _ = self.files.walk(ROOT)
+            entries, _ = self.files.tree(ROOT)
         except PathRefused:
             return [Path()]
         found = [Path(path).relative_to(ROOT) for path, kind in entries if kind == "dir"]
@@ -415,7 +415,7 @@ class FilesApp(TkApp):
         """
         tree: dict[str, str | int] = {}
         try:
-            entries, _ = self.files.walk(ROOT)
+            entries, _ = self.files.tree(ROOT)
         except PathRefused:
             entries = []
         for path, kind in entries:

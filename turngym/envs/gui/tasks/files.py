@@ -107,7 +107,7 @@ def read_tree(workdir: Path) -> Tree:
     """
     folder = EpisodeFolder(workdir)
     try:
-        entries, complete = folder.walk(ROOT)
+        entries, complete = folder.tree(ROOT)
     except PathRefused as refused:
         return {ROOT: f"\0unreadable: {refused}"}
     tree: Tree = {}
