@@ -588,6 +588,27 @@ def test_files_written_from_the_terminal_are_capped_in_size(make_env):
     assert (env.workdir / "big2.bin").stat().st_size <= 4 << 20
 
 
+@needs_terminal
+def test_the_terminal_cannot_fill_the_disk_past_the_folders_quota(make_env):
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("only root may mount the folder's tmpfs quota; each file stays capped")
+    env = _terminal_env(make_env, file_mb=4, disk_mb=16)
+    desk = Desk(env)
+    fill = "for i in $(seq 20); do head -c 3M /dev/zero > f$i.bin; done"
+    # the report needs room: one file goes first (the quota held the rest)
+    desk.shell(f"{fill}; du -sk . > fill.txt; rm f1.bin; du -sk . > fill.txt; echo ok > fill.rc")
+    assert poll(_file(env.workdir / "fill.rc"), polls=600)
+    used = sum(p.stat().st_blocks * 512 for p in env.workdir.glob("f*.bin"))
+    assert used <= 16 << 20  # 20 files of 3 MB were asked for
+    assert int((env.workdir / "fill.txt").read_text().split()[0]) <= 16 << 10
+    # the /tmp of the shell is bounded too
+    desk.shell("head -c 40M /dev/zero > /tmp/x.bin; ls -s --block-size=1M /tmp/x.bin > tmp.rc")
+    assert poll(_file(env.workdir / "tmp.rc"), polls=600)
+    assert int((env.workdir / "tmp.rc").read_text().split()[0]) <= 16
+
+
 # --------------------------------------------------------------------------- process death
 
 _REPO = Path(__file__).resolve().parents[2]

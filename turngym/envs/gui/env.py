@@ -46,6 +46,7 @@ from turngym.envs.gui.display import DEFAULT_SIZE, Display, DisplayError
 from turngym.envs.gui.tasks import TASKS, load_task
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask
 from turngym.envs.gui.terminal import Terminal, TerminalLimits
+from turngym.envs.swe.quota import mount_quota
 from turngym.spaces import Unicode
 
 __all__ = ["DesktopEnv"]
@@ -157,6 +158,9 @@ class DesktopEnv(TextEnv[GUIAction]):
         self._apps: dict[str, AppProcess] = {}
         self._terminal: Terminal | None = None
         self._workdir = reaper.temp_dir("turngym-gui-")
+        # The agent's shell writes here: a tmpfs of the quota's size where the host may
+        # mount one (root); elsewhere each file is bounded (TerminalLimits.file_mb).
+        mount_quota(self._workdir, self.terminal_limits.disk_mb << 20)
         self._text = ""
         self._error = ""
         self._notices: list[str] = []

@@ -69,9 +69,12 @@ class TerminalLimits:
     does not bind root)"""
     file_mb: int = 64
     """largest file a process may write (RLIMIT_FSIZE); a larger write fails (EFBIG)"""
+    disk_mb: int = 256
+    """disk of the episode's folder (a tmpfs of that size where the host may mount one:
+    ``turngym.envs.swe.quota``) and of the shell's private /tmp"""
 
     def __post_init__(self) -> None:
-        for field in ("wall_s", "cpu_s", "memory_mb", "processes", "file_mb"):
+        for field in ("wall_s", "cpu_s", "memory_mb", "processes", "file_mb", "disk_mb"):
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise ValueError(f"TerminalLimits.{field} must be a number > 0, got {value!r}")
@@ -147,7 +150,7 @@ class Terminal:
                 stacklevel=3,
             )
         if bwrap_available()[0]:
-            argv, inner = bwrap_command(workdir)
+            argv, inner = bwrap_command(workdir, tmp_mb=self.limits.disk_mb)
             # bwrap's --new-session keeps a sandbox from pushing input into its caller's
             # terminal; here the terminal is the sandboxed shell's own, and keeping it
             # gives the shell job control (Ctrl+C, Ctrl+Z).
