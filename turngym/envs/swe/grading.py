@@ -262,7 +262,8 @@ def grade(
         if restore
         else "true",
         "xargs -0 -r rm -rf -- < .git/turngym-remove",
-        _changed(base, again),
+        _changed(base, again),  # read before any code of the patch's runs
+        _apply(_TESTS, _TEST_PATCH_FAILED, 4) if task.test_patch.strip() else "true",
     ]
     result = sandbox.run(" && ".join(steps), env={"GIT_LITERAL_PATHSPECS": "1"})
     try:
@@ -271,13 +272,11 @@ def grade(
         ]
     except PathRefused as refused:
         left = [f"(the list could not be read: {refused})"]
+    if _TEST_PATCH_FAILED in result.output:
+        return verdict(True, f"{_TEST_PATCH_FAILED}\n{result.output}", reverted=reverted)
     if result.returncode != 0 or left:
         log = f"TURNGYM: the test infrastructure could not be put back: {left}\n{result.output}"
         return verdict(True, log, reverted=reverted)
-    if task.test_patch.strip():
-        result = sandbox.run(_apply(_TESTS, _TEST_PATCH_FAILED, 4))
-        if result.returncode != 0:
-            return verdict(True, f"{_TEST_PATCH_FAILED}\n{result.output}", reverted=reverted)
 
     # 3. the tests, their outcomes from the plugin's signed lines only
     tests, log = _run_tests(task, sandbox, timeout)
