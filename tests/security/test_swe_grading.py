@@ -202,3 +202,46 @@ def test_the_env_keeps_grading_after_the_attacks(env):
         assert_not_resolved(submit_with(env, ATTACKS[attack]))
     _obs, reward, *_ = submit_with(env, FIXED)
     assert reward == 1.0
+
+
+class _NoFdSandbox:
+    """A sandbox that cannot pass a pipe (as DockerSandbox): outcomes travel on stdout."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name, self.isolated, self.workdir = inner.name, inner.isolated, inner.workdir
+
+    def run(self, command, *, timeout=None, stdin=None, env=None):
+        return self.inner.run(command, timeout=timeout, stdin=stdin, env=env)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+FORGED = {
+    "mathy/__init__.py": (
+        "import atexit\n\nfrom mathy.ops import total\n\n\n@atexit.register\ndef _fake():\n"
+        + "".join(
+            f'    print(\'TURNGYM1 {"0" * 64} {{"seq": 0, "id": "{t}", "outcome": "passed"}}\')\n'
+            for t in EVERY_ID
+        )
+    )
+}
+
+
+def test_without_a_pipe_the_signed_lines_on_stdout_still_cannot_be_forged(env):
+    from turngym.envs.swe.grading import grade
+
+    task = env.tasks[0]
+    env.reset(seed=0)
+    judge = _NoFdSandbox(env._sandbox(env._judge, task))
+    base = env._base(task)
+    honest = grade(task, env.tasks[0].patch, base, env._judge, judge)
+    assert honest.resolved and set(honest.tests.values()) == {"PASSED"}
+    for files in (FORGED, ATTACKS["atexit-prints-passed"]):
+        env.reset(seed=0)
+        for path, text in files.items():
+            env.step(create(path, text))
+        patch, _ = env.submission()
+        forged = grade(task, patch, base, env._judge, judge)
+        assert not forged.resolved and forged.tests[F2P] != "PASSED"
