@@ -51,19 +51,28 @@ def wait_until(predicate, polls: int = 200) -> bool:
     return predicate()
 
 
-def test_a_sigkilled_process_leaves_no_child_and_no_folder():
+def killed_after_it_reports(code: str, before=lambda report: None):
+    """Run ``code`` in a process, read the JSON line it prints, then SIGKILL it.
+
+    ``before(report)`` runs just before the kill.
+    """
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+        [sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
-    made = json.loads(holder.stdout.readline())
-    pid, folder = made["pid"], Path(made["folder"])
-    assert alive(pid) and folder.is_dir()  # the thread that made them has ended
+    assert holder.stdout is not None
+    report = json.loads(holder.stdout.readline())
+    before(report)
     holder.send_signal(signal.SIGKILL)
     holder.wait()
+    return report
+
+
+def test_a_sigkilled_process_leaves_no_child_and_no_folder():
+    def still_there(made) -> None:  # the thread that made them has ended
+        assert alive(made["pid"]) and Path(made["folder"]).is_dir()
+
+    made = killed_after_it_reports(HOLDER, still_there)
+    pid, folder = made["pid"], Path(made["folder"])
     assert wait_until(lambda: not alive(pid)), "the child outlived its SIGKILLed parent"
     assert wait_until(lambda: not folder.exists()), "the folder outlived its SIGKILLed owner"
 
@@ -122,16 +131,7 @@ sys.stdin.read()
 
 
 def test_a_forgotten_group_is_left_alone():
-    holder = subprocess.Popen(
-        [sys.executable, "-c", FORGETTER],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    kept, freed = json.loads(holder.stdout.readline())
-    holder.send_signal(signal.SIGKILL)
-    holder.wait()
+    kept, freed = killed_after_it_reports(FORGETTER)
     try:
         assert wait_until(lambda: not alive(kept))
         assert alive(freed)
