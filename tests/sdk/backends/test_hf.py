@@ -150,6 +150,25 @@ def test_max_new_tokens_and_length_finish(policy, prompts):
         assert gen.text == policy.tokenizer.decode(gen.token_ids, skip_special_tokens=True)
 
 
+def test_should_stop_ends_only_the_rows_it_names(policy, prompts):
+    params = SamplingParams(temperature=1.0, max_new_tokens=12, seed=3)
+    full = policy.generate(prompts, params)
+    asked: list[int] = []
+
+    def stop_row_1_after_3(i: int) -> bool:
+        asked.append(i)
+        return i == 1 and asked.count(1) > 3  # before the prefill, then after each token
+
+    cut = policy.generate(prompts, params, should_stop=stop_row_1_after_3)
+    assert cut[1].token_ids == full[1].token_ids[:3] and cut[1].finish_reason == "stop"
+    for i in (0, 2, 3):  # the other rows: the same tokens as without the hook
+        assert cut[i].token_ids == full[i].token_ids
+    # Every row stopped before it starts: no prefill, no tokens.
+    assert [g.token_ids for g in policy.generate(prompts, params, should_stop=lambda i: True)] == [
+        []
+    ] * len(prompts)
+
+
 @pytest.mark.parametrize("where", [0.2, 0.9])
 def test_stop_strings_cut_text_and_tokens(policy, prompts, where):
     params = SamplingParams(max_new_tokens=60, seed=2)

@@ -25,7 +25,7 @@ import hashlib
 import os
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -138,6 +138,7 @@ class HFPolicy:
         prompts: Sequence[Sequence[int]],
         params: SamplingParams,
         choices: Sequence[Sequence[Sequence[int]] | None] | None = None,
+        should_stop: Callable[[int], bool] | None = None,
     ) -> list[Generation]:
         """One continuation per prompt, batched (see the module docstring on determinism).
 
@@ -150,6 +151,10 @@ class HFPolicy:
                 continue some candidate, its log-probs are those of that distribution,
                 and it runs until a candidate is complete (past ``max_new_tokens`` if
                 a candidate is longer). Stop strings do not apply to such rows.
+            should_stop: asked with a prompt's index before its prefill and after each
+                of its tokens; True ends that prompt's generation there, with the tokens
+                so far (``turngym serve`` stops the prompts of a client that left).
+                The other rows go on unchanged.
 
         """
         if not isinstance(params, SamplingParams):
@@ -166,7 +171,12 @@ class HFPolicy:
             for i, gen in zip(
                 chunk,
                 self._generate_batch(
-                    [rows[i] for i in chunk], chunk, params, seed, [trees[i] for i in chunk]
+                    [rows[i] for i in chunk],
+                    chunk,
+                    params,
+                    seed,
+                    [trees[i] for i in chunk],
+                    should_stop,
                 ),
                 strict=True,
             ):
@@ -198,10 +208,13 @@ class HFPolicy:
         params: SamplingParams,
         seed: int,
         trees: list[ChoiceTree | None],
+        should_stop: Callable[[int], bool] | None = None,
     ) -> list[Generation]:
         import torch
 
         n, steps, device = len(prompts), params.max_new_tokens, self.device
+        if should_stop is not None and all([should_stop(r) for r in row_ids]):  # ask each
+            return [self._finish([], [], "stop", params) for _ in prompts]  # skip the prefill
         if any(t is not None for t in trees):  # a guided row runs until its choice is whole
             steps = max(steps, *(_depth(t.root) for t in trees if t is not None))
         width = max(len(p) for p in prompts)
@@ -268,7 +281,11 @@ class HFPolicy:
                             finish[r] = "stop"
                         else:
                             keep.append(j)
-                    elif tok in eos or (params.stop and self._stopped(tokens[r], params.stop)):
+                    elif (
+                        tok in eos
+                        or (params.stop and self._stopped(tokens[r], params.stop))
+                        or (should_stop is not None and should_stop(row_ids[r]))  # client left
+                    ):
                         finish[r] = "stop"
                     else:
                         keep.append(j)
