@@ -76,7 +76,8 @@ class OpenAIPolicy:
         base_url: the API root, e.g. ``http://127.0.0.1:8000/v1`` (``/v1`` is added to a
             bare ``http://host:port``).
         model: the model id; None takes the first id of ``GET /v1/models``.
-        api_key: sent as a bearer token; None reads ``OPENAI_API_KEY`` (may be unset).
+        api_key: sent as a bearer token; None reads ``TURNGYM_API_KEY`` (the key of
+            ``turngym serve``), then ``OPENAI_API_KEY`` (either may be unset).
         tokenizer: a Hugging Face tokenizer or a path to one. None: the tokenizer of the
             model dir the server reports (``root`` of ``/v1/models``), when that dir is
             on this machine (``turngym serve`` and vLLM on localhost); this asks the
@@ -129,7 +130,9 @@ class OpenAIPolicy:
         self.backoff = float(backoff)
         self.max_concurrency = max_concurrency
         self.extra_body = dict(extra_body or {})
-        self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if api_key is None:
+            api_key = os.environ.get("TURNGYM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        self._api_key = api_key
         self._model = model
         self._client: Any = None
         self._lock = threading.Lock()
@@ -405,12 +408,27 @@ class OpenAIPolicy:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, conversations))
 
+    def weights_dir(self) -> Path:
+        """The folder the server loads weight updates from (``GET /v1/update_weights``).
+
+        Raises:
+            PolicyError: the server does not take weight updates, or cannot be reached.
+
+        """
+        url = self.base_url + "/update_weights"
+        reply = self._request("GET", "/update_weights")
+        folder = reply.get("weights_dir") if isinstance(reply, dict) else None
+        if not isinstance(folder, str) or not folder:
+            raise PolicyError(f"malformed reply from {url}: no 'weights_dir'")
+        return Path(folder)
+
     def update_weights(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """Ask the server to load new weights from a safetensors file it can read.
 
         ``turngym serve --accept-weight-updates`` answers ``POST /v1/update_weights``
         (trainers call this after each update when they sample through a server). The
-        file must be on a disk the server sees: the same machine or a shared one.
+        file must be in the server's weights folder (``weights_dir()``), on a disk the
+        server sees: the same machine or a shared one.
 
         Raises:
             PolicyError: the server refused, failed to load the file, or does not take
