@@ -50,12 +50,35 @@ def build_model(path: Path) -> Path:
     return build_tiny_model(path, vocab_size=300, hidden=32, layers=2, heads=2, texts=TEXTS)
 
 
-def start_server(model_dir: Path, *args: str, timeout: float = 120.0) -> Served:
-    """Start `turngym serve --model DIR --port 0 ARGS` and wait until /health answers."""
+def start_server(
+    model_dir: Path,
+    *args: str,
+    api_key: str | None = None,
+    threads: int | None = None,
+    timeout: float = 600.0,
+) -> Served:
+    """Start `turngym serve --model DIR --port 0 ARGS` and wait until /health answers.
+
+    ``timeout`` only stops a server that never comes up from hanging the tests: a loaded
+    machine (CI, ``tools/under-load``) can take minutes to import torch and load a model.
+
+    ``api_key`` reaches the server as ``TURNGYM_API_KEY`` (never on its command line);
+    without it the server gets no key, whatever this process's environment holds.
+    ``threads``: torch's intra-op threads in the server (one, as the tests' own torch
+    has, keeps a server that generates a lot fast on a busy machine, where a second
+    thread only spins against the other processes).
+    """
     import httpx
 
     log = Path(tempfile.mkstemp(prefix="turngym-serve-", suffix=".log")[1])
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env.pop("TURNGYM_API_KEY", None)
+    if threads is not None:
+        env["OMP_NUM_THREADS"] = str(threads)
+    headers = {}
+    if api_key is not None:
+        env["TURNGYM_API_KEY"] = api_key
+        headers["Authorization"] = f"Bearer {api_key}"
     cmd = [sys.executable, "-m", "turngym.cli", "serve", "--model", str(model_dir), "--port", "0"]
     proc = subprocess.Popen(
         [*cmd, *args], stdout=subprocess.PIPE, stderr=log.open("w"), text=True, env=env
@@ -76,7 +99,8 @@ def start_server(model_dir: Path, *args: str, timeout: float = 120.0) -> Served:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            if httpx.get(served.url[: -len("/v1")] + "/health", timeout=5).status_code == 200:
+            health = httpx.get(served.url[: -len("/v1")] + "/health", headers=headers, timeout=5)
+            if health.status_code == 200:
                 return served
         except httpx.HTTPError:
             pass

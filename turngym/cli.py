@@ -322,10 +322,23 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--port must be in 0..65535 (0: any free port), got {args.port}")
     if args.max_batch_size < 1:
         raise CliError(f"--max-batch-size must be >= 1, got {args.max_batch_size}")
+    for flag, value in [
+        ("--max-prompts", args.max_prompts),
+        ("--max-model-len", args.max_model_len),
+    ]:
+        if value is not None and value < 1:
+            raise CliError(f"{flag} must be >= 1, got {value}")
+    if not args.max_body_mb > 0:
+        raise CliError(f"--max-body-mb must be > 0, got {args.max_body_mb}")
     from turngym.sdk.policy import PolicyError
-    from turngym.sdk.serve import serve
+    from turngym.sdk.serve import ServeLimits, serve
 
     try:
+        limits = ServeLimits(
+            max_model_len=args.max_model_len,
+            max_prompts=args.max_prompts,
+            max_body_bytes=max(int(args.max_body_mb * (1 << 20)), 1),
+        )
         serve(
             args.model,
             port=args.port,
@@ -336,6 +349,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             model_name=args.name,
             announce=lambda line: print(line, flush=True),
             accept_weight_updates=args.accept_weight_updates,
+            api_key=args.api_key,
+            weights_dir=args.weights_dir,
+            limits=limits,
         )
     except (PolicyError, ValueError) as error:
         raise CliError(str(error)) from None
@@ -494,7 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve a local model through an OpenAI-compatible HTTP API")
     p.add_argument("--model", required=True, help="a Hugging Face model dir (save_pretrained)")
     p.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept remote workers")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="0.0.0.0 to accept remote workers (needs a key)"
+    )
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: the backend's choice)")
     p.add_argument("--max-batch-size", type=int, default=32, help="most prompts per model call")
     p.add_argument(
@@ -502,10 +520,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--name", help="the model id clients see (default: the dir's name)")
     p.add_argument(
+        "--api-key",
+        help="require Authorization: Bearer KEY on every request (default: $TURNGYM_API_KEY; "
+        "needed beyond 127.0.0.1 and with --accept-weight-updates)",
+    )
+    p.add_argument(
         "--accept-weight-updates",
         action="store_true",
         help="let a trainer push new weights (POST /v1/update_weights with a file path)",
     )
+    p.add_argument(
+        "--weights-dir",
+        help="the only folder weight updates load from (default: a private temp folder)",
+    )
+    p.add_argument(
+        "--max-model-len",
+        type=int,
+        help="tokens of prompt plus completion (default: the model's context length)",
+    )
+    p.add_argument("--max-prompts", type=int, default=256, help="most prompts in one request")
+    p.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body, MiB")
     p.set_defaults(fn=_cmd_serve)
 
     p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer)")

@@ -3,6 +3,7 @@ a real server subprocess with a tiny model."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -33,8 +34,15 @@ def test_models_and_health(served, client):
     (entry,) = client.get("/models").json()["data"]
     assert entry["id"] == served.model_dir.name and entry["object"] == "model"
     assert entry["root"] == str(served.model_dir.resolve())
+    assert entry["max_model_len"] == 2048  # the tiny model's context
     health = httpx.get(served.url.removesuffix("/v1") + "/health").json()
     assert health["status"] == "ok" and health["model"] == entry["id"]
+    assert health["limits"] == {
+        "max_model_len": 2048,
+        "max_prompts": 256,
+        "max_body_bytes": 16 << 20,
+    }
+    assert client.get("/update_weights").status_code == 403  # not started to take them
 
 
 def test_completion_of_a_string_prompt(client):
@@ -112,6 +120,14 @@ def test_concurrent_requests_are_batched(served, client):
         ("/completions", {"prompt": "x", "temperature": -1}, "temperature"),
         ("/completions", {"prompt": {"a": 1}}, "prompt must be"),
         ("/completions", {"prompt": "x", "max_tokens": "many"}, "max_tokens"),
+        ("/completions", {"prompt": "x", "max_tokens": 1e9}, "max_tokens must be an integer"),
+        ("/completions", {"prompt": "x", "max_tokens": 16.0}, "max_tokens must be an integer"),
+        ("/completions", {"prompt": "x", "max_tokens": True}, "max_tokens must be an integer"),
+        ("/completions", {"prompt": "x", "max_tokens": -1}, "max_tokens must be an integer"),
+        ("/completions", {"prompt": "x", "seed": 2**64}, "seed must be a 64-bit integer"),
+        ("/completions", {"prompt": "x", "stop": ["."] * 17}, "at most 16 strings"),
+        ("/completions", {"prompt": "x\ud800"}, "lone surrogate"),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "\udfff"}]}, "surrogate"),
         ("/completions", {"prompt": "x", "stream": True}, "stream"),
         ("/completions", {"max_tokens": 3}, "prompt is required"),
         ("/completions", [1, 2], "JSON object"),
@@ -120,7 +136,10 @@ def test_concurrent_requests_are_batched(served, client):
     ],
 )
 def test_bad_requests_get_openai_style_400(client, path, body, message):
-    reply = client.post(path, json=body)
+    # json.dumps escapes lone surrogates as JSON allows; httpx's encoder would refuse them.
+    reply = client.post(
+        path, content=json.dumps(body), headers={"Content-Type": "application/json"}
+    )
     assert reply.status_code == 400
     error = reply.json()["error"]
     assert message in error["message"] and error["type"] == "invalid_request_error"
@@ -138,7 +157,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "turngym.cli", "serve", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a loaded machine can take minutes to import torch and load a model
     )
 
 
@@ -162,3 +181,35 @@ def test_busy_port_is_a_one_line_error(served):
     assert out.returncode != 0
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
     assert f"cannot listen on 127.0.0.1:{port}" in out.stderr
+
+
+def test_a_context_longer_than_the_models_is_a_one_line_error(served):
+    out = _cli("--model", str(served.model_dir), "--port", "0", "--max-model-len", "4096")
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    last = out.stderr.splitlines()[-1]  # after the model's loading bar: the model says
+    assert "--max-model-len 4096 is longer than the model's context of 2048" in last
+
+
+def test_a_key_that_cannot_be_sent_is_a_one_line_error(served):
+    out = _cli("--model", str(served.model_dir), "--port", "0", "--api-key", "two words")
+    assert out.returncode != 0
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert "--api-key must be a non-empty key of printable ASCII" in out.stderr
+
+
+def test_limits_from_the_command_line(served):
+    from tests.serving import start_server
+
+    other = start_server(served.model_dir, "--max-model-len", "64", "--max-prompts", "2")
+    try:
+        with httpx.Client(base_url=other.url, timeout=60) as c:
+            reply = c.post("/completions", json={"prompt": [[5], [6], [7]]})
+            assert reply.status_code == 400 and "at most 2 per request" in reply.text
+            reply = c.post("/completions", json={"prompt": [5] * 60, "max_tokens": 5})
+            assert (
+                reply.status_code == 400 and "from 0 to 4 (the model's context of 64" in reply.text
+            )
+            reply = c.post("/completions", json={"prompt": [5] * 60})  # the default fits
+            assert len(reply.json()["choices"][0]["token_ids"]) == 4
+    finally:
+        other.stop()

@@ -2,10 +2,18 @@
 
 Endpoints: ``GET /v1/models``, ``POST /v1/completions`` (string or token-id prompts,
 ``echo`` for prompt log-probs), ``POST /v1/chat/completions`` (messages rendered with the
-tokenizer's chat template) and ``GET /health`` (status plus batching stats). Requests
-that arrive together are merged into one ``policy.generate`` call by ``Batcher``, so
-remote env workers share one model. Replies add ``choices[i].token_ids`` (the generated
-token ids) to the OpenAI shape; ``OpenAIPolicy`` reads them.
+tokenizer's chat template) and ``GET /health`` (status, batching stats and limits).
+Requests that arrive together are merged into one ``policy.generate`` call by
+``Batcher`` (serve_batcher.py), fairly between clients, so remote env workers share one
+model. Replies add ``choices[i].token_ids`` (the generated token ids) to the OpenAI
+shape; ``OpenAIPolicy`` reads them.
+
+Hostile requests: every size is checked before the work it bounds (serve_limits.py), a
+client that disconnects has its queued request dropped and its running generation
+stopped, and with an API key (serve_auth.py) every endpoint wants
+``Authorization: Bearer KEY``. ``serve`` refuses to listen beyond loopback, or to take
+weight updates, without a key; weights load only from the folder named at start
+(serve_weights.py).
 
 fastapi and uvicorn are imported lazily (``pip install 'turngym[serve]'``).
 """
@@ -15,340 +23,73 @@ fastapi and uvicorn are imported lazily (``pip install 'turngym[serve]'``).
 
 import asyncio
 import contextlib
-import json
-import math
 import socket
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from turngym.sdk.policy import Generation, Policy, PolicyError, SamplingParams
+from turngym.envs.reaper import remove_dir, temp_dir
+from turngym.sdk.policy import Generation, Policy, PolicyError
+from turngym.sdk.serve_auth import RequireKey, check_exposure, checked_key
+from turngym.sdk.serve_auth import api_key as api_key_of
+from turngym.sdk.serve_batcher import Batcher, BatchStats, prompt_logprobs
+from turngym.sdk.serve_limits import (
+    BadRequest,
+    RequestRules,
+    ServeLimits,
+    clipped_repr,
+    parse_json,
+    read_limited,
+    resolve_context,
+)
+from turngym.sdk.serve_weights import WeightsDir, WeightsRefused
 
-__all__ = ["BadRequest", "Batcher", "build_app", "prompt_logprobs", "serve"]
+__all__ = [
+    "BadRequest",
+    "BatchStats",
+    "Batcher",
+    "ServeLimits",
+    "build_app",
+    "prompt_logprobs",
+    "serve",
+]
+
+T = TypeVar("T")
 
 
-class BadRequest(ValueError):
-    """A request the server refuses with HTTP 400 (or ``status``) and an OpenAI-style error."""
-
-    def __init__(self, message: str, param: str | None = None, status: int = 400) -> None:
-        super().__init__(message)
-        self.param = param
-        self.status = status
+class _ClientGone(Exception):
+    """The client disconnected before its reply: its work was cancelled."""
 
 
-def prompt_logprobs(policy: Policy, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
-    """The log-prob of every token of each sequence given the tokens before it.
+async def _disconnected(receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+    """Return once the client has gone (the server sees ``http.disconnect``)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
-    The first token has none, so each list is one shorter than its sequence. A policy
-    holding a transformers model (``policy.model``, as ``HFPolicy`` does) gets one
-    forward pass per batch of sequences; any other ``Policy`` is asked through
-    ``score``: the cumulative scores of the sequence's growing prefixes, differenced
-    (quadratic in the length, fine for short prompts).
+
+async def _while_connected(request: Any, work: Awaitable[T]) -> T:
+    """``await work``, cancelled as soon as the request's client disconnects.
+
+    Raises:
+        _ClientGone: the client left first (its queued request is dropped, a running
+            generation stopped: ``Batcher``).
+
     """
-    model = getattr(policy, "model", None)
-    if model is not None and callable(model) and hasattr(model, "parameters"):
-        return _forward_logprobs(model, sequences)
-    out: list[list[float]] = []
-    for seq in sequences:
-        ids = list(seq)
-        if len(ids) < 2:
-            out.append([])
-            continue
-        cumulative = policy.score(ids[:1], [ids[1:k] for k in range(2, len(ids) + 1)])
-        out.append([b - a for a, b in zip([0.0, *cumulative[:-1]], cumulative, strict=True)])
-    return out
-
-
-def _forward_logprobs(
-    model: Any, sequences: Sequence[Sequence[int]], chunk: int = 16
-) -> list[list[float]]:
-    """Per-token log-probs from one right-padded forward pass per ``chunk`` sequences."""
-    import torch
-
-    device = next(model.parameters()).device
-    out: list[list[float]] = []
-    with torch.inference_mode():
-        for start in range(0, len(sequences), chunk):
-            rows = [list(s) for s in sequences[start : start + chunk]]
-            width = max(len(r) for r in rows)
-            # Pads sit after every real token, so the causal mask alone keeps them out.
-            batch = torch.zeros((len(rows), width), dtype=torch.long)
-            for j, r in enumerate(rows):
-                batch[j, : len(r)] = torch.tensor(r, dtype=torch.long)
-            batch = batch.to(device)
-            logits = model(input_ids=batch, use_cache=False).logits.float()
-            logp = torch.log_softmax(logits[:, :-1], dim=-1)
-            picked = logp.gather(2, batch[:, 1:, None])[..., 0].double().cpu()
-            out.extend(picked[j, : len(r) - 1].tolist() for j, r in enumerate(rows))
-    return out
-
-
-@dataclass
-class _Job:
-    kind: str  # "generate" or "logprobs"
-    prompts: list[list[int]]
-    params: SamplingParams | None
-    future: asyncio.Future[Any]
-    mergeable: bool
-
-
-@dataclass
-class BatchStats:
-    """What the batcher has done (served on ``GET /health``)."""
-
-    requests: int = 0
-    calls: int = 0
-    max_requests_per_call: int = 0
-    recent: deque[tuple[int, int]] = field(default_factory=lambda: deque(maxlen=256))
-    """(requests, prompts) of the most recent policy calls."""
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary."""
-        return {
-            "requests": self.requests,
-            "calls": self.calls,
-            "max_requests_per_call": self.max_requests_per_call,
-            "recent_batches": [{"requests": r, "prompts": p} for r, p in self.recent],
-        }
-
-
-class Batcher:
-    """Merges concurrent requests into batched policy calls, one call at a time.
-
-    The first waiting request opens a window of ``wait_s``; every request queued by then
-    (up to ``max_batch_size`` prompts) joins the batch. Requests join one call only when
-    their sampling params are equal and the result cannot depend on the batch: greedy
-    or unseeded ones. A seeded sampled request runs alone, so the same seed gives the same
-    tokens as a local ``generate`` on the same prompts. A single request is never split.
-    The policy runs on one worker thread (models are not thread-safe), off the event loop.
-    """
-
-    def __init__(self, policy: Policy, max_batch_size: int = 32, wait_s: float = 0.005) -> None:
-        if max_batch_size < 1:
-            raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size!r}")
-        self.policy = policy
-        self.max_batch_size = max_batch_size
-        self.wait_s = wait_s
-        self.stats = BatchStats()
-        self._queue: asyncio.Queue[_Job] | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._executor: ThreadPoolExecutor | None = None
-
-    async def start(self) -> None:
-        """Start the worker task on the running event loop."""
-        self._queue = asyncio.Queue()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turngym-policy")
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        """Stop the worker task and its thread."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-
-    async def _submit(self, kind: str, prompts: list[list[int]], params: Any) -> Any:
-        if self._queue is None:
-            raise RuntimeError("Batcher.start() was not called")
-        mergeable = kind == "logprobs" or params.greedy or params.seed is None
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Job(kind, prompts, params, future, mergeable))
-        return await future
-
-    async def generate(self, prompts: list[list[int]], params: SamplingParams) -> list[Generation]:
-        """``policy.generate(prompts, params)``, possibly batched with other requests."""
-        result: list[Generation] = await self._submit("generate", prompts, params)
-        return result
-
-    async def prompt_logprobs(self, prompts: list[list[int]]) -> list[list[float]]:
-        """``prompt_logprobs(policy, prompts)``, possibly batched with other requests."""
-        result: list[list[float]] = await self._submit("logprobs", prompts, None)
-        return result
-
-    async def run(self, fn: Callable[[], Any]) -> Any:
-        """``fn()`` on the policy's thread, between model calls (e.g. loading weights)."""
-        if self._executor is None:
-            raise RuntimeError("Batcher.start() was not called")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
-
-    async def _run(self) -> None:
-        assert self._queue is not None
-        loop = asyncio.get_running_loop()
-        while True:
-            batch = [await self._queue.get()]
-            await asyncio.sleep(self.wait_s)
-            size = len(batch[0].prompts)
-            while size < self.max_batch_size and not self._queue.empty():
-                job = self._queue.get_nowait()
-                batch.append(job)
-                size += len(job.prompts)
-            groups: dict[Any, list[_Job]] = {}
-            for job in batch:
-                key = (job.kind, job.params) if job.mergeable else id(job)
-                groups.setdefault(key, []).append(job)
-            for jobs in groups.values():
-                await self._call(loop, jobs)
-
-    async def _call(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
-        prompts = [p for job in jobs for p in job.prompts]
-        self.stats.requests += len(jobs)
-        self.stats.calls += 1
-        self.stats.max_requests_per_call = max(self.stats.max_requests_per_call, len(jobs))
-        self.stats.recent.append((len(jobs), len(prompts)))
-        if jobs[0].kind == "generate":
-            params = jobs[0].params
-            assert params is not None
-
-            def work() -> list[Any]:
-                return list(self.policy.generate(prompts, params))
-        else:
-
-            def work() -> list[Any]:
-                return prompt_logprobs(self.policy, prompts)
-
-        try:
-            results = await loop.run_in_executor(self._executor, work)
-        except Exception as error:  # handed to each waiting request, which answers 500
-            for job in jobs:
-                if not job.future.done():
-                    job.future.set_exception(error)
-            return
-        start = 0
-        for job in jobs:
-            if not job.future.done():
-                job.future.set_result(results[start : start + len(job.prompts)])
-            start += len(job.prompts)
-
-
-# -- request parsing ---------------------------------------------------------------------
-
-
-def _vocab_size(tokenizer: Any) -> int:
-    return len(tokenizer)
-
-
-def _encode(tokenizer: Any, text: str) -> list[int]:
-    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-
-def _token_list(value: Any, vocab: int, param: str) -> list[int] | None:
-    """``value`` as token ids if it is a list of ints (checked against the vocab), else None."""
-    if not isinstance(value, list) or not value:
-        return None
-    if not all(isinstance(t, int) and not isinstance(t, bool) for t in value):
-        return None
-    bad = [t for t in value if not 0 <= t < vocab]
-    if bad:
-        raise BadRequest(f"token id {bad[0]} is outside the vocabulary [0, {vocab})", param)
-    return list(value)
-
-
-def _prompts(value: Any, tokenizer: Any) -> list[list[int]]:
-    """The prompts of a completions request: a string, token ids, or a list of either."""
-    vocab = _vocab_size(tokenizer)
-    single = _token_list(value, vocab, "prompt")
-    if single is not None:
-        return [single]
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        raise BadRequest("prompt is empty", "prompt")
-    prompts = []
-    for item in items:
-        ids = (
-            _encode(tokenizer, item)
-            if isinstance(item, str)
-            else _token_list(item, vocab, "prompt")
-        )
-        if ids is None:
-            raise BadRequest(
-                "prompt must be a string, a list of token ids, or a list of either", "prompt"
-            )
-        if not ids:
-            raise BadRequest("a prompt encodes to no tokens", "prompt")
-        prompts.append(ids)
-    return prompts
-
-
-def _number(body: dict[str, Any], key: str, default: float) -> float:
-    value = body.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise BadRequest(f"{key} must be a number, got {value!r}", key)
-    return float(value)
-
-
-def _integer(body: dict[str, Any], key: str, default: int | None) -> int | None:
-    value = body.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"{key} must be an integer, got {value!r}", key)
-    return value
-
-
-def _sampling(body: dict[str, Any], max_tokens: int) -> SamplingParams:
-    if body.get("stream"):
-        raise BadRequest("stream=true is not supported by turngym serve", "stream")
-    n = _integer(body, "n", 1)
-    if n != 1:
-        raise BadRequest(f"only n=1 is supported, got n={n}", "n")
-    stop = body.get("stop") or ()
-    if isinstance(stop, str):
-        stop = (stop,)
-    if not isinstance(stop, list | tuple) or not all(isinstance(s, str) and s for s in stop):
-        raise BadRequest("stop must be a string or a list of non-empty strings", "stop")
-    top_k = _integer(body, "top_k", 0) or 0
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(request.receive))
     try:
-        return SamplingParams(
-            temperature=_number(body, "temperature", 1.0),
-            top_p=_number(body, "top_p", 1.0),
-            top_k=max(top_k, 0),  # vLLM spells "off" as -1
-            max_new_tokens=max(max_tokens, 1),
-            stop=tuple(stop),
-            seed=_integer(body, "seed", None),
-        )
-    except ValueError as error:
-        raise BadRequest(str(error)) from None
-
-
-def _max_tokens(body: dict[str, Any], *keys: str) -> int:
-    for key in keys:
-        value = _integer(body, key, None)
-        if value is not None:
-            if value < 0:
-                raise BadRequest(f"{key} must be >= 0, got {value}", key)
-            return value
-    return 16  # the OpenAI API's default
-
-
-def _messages(value: Any) -> list[dict[str, str]]:
-    if not isinstance(value, list) or not value:
-        raise BadRequest("messages must be a non-empty list of {role, content}", "messages")
-    out = []
-    for m in value:
-        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            raise BadRequest("each message needs a string 'role'", "messages")
-        content = m.get("content")
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(
-                p.get("text", "")
-                for p in content
-                if isinstance(p, dict) and p.get("type") == "text"
-            )
-        if not isinstance(content, str):
-            raise BadRequest("each message needs a string 'content'", "messages")
-        out.append({"role": m["role"], "content": content})
-    return out
-
-
-# -- the app -----------------------------------------------------------------------------
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if task.cancelled():
+        raise _ClientGone
+    return task.result()
 
 
 def _error(message: str, status: int, param: str | None = None) -> Any:
@@ -366,23 +107,49 @@ def build_app(
     max_batch_size: int = 32,
     batch_wait_ms: float = 5.0,
     accept_weight_updates: bool = False,
+    api_key: str | None = None,
+    weights_dir: str | Path | None = None,
+    limits: ServeLimits | None = None,
 ) -> Any:
     """A FastAPI app serving ``policy`` as ``model_name`` (``root``: its model dir).
 
-    With ``accept_weight_updates`` it also answers ``POST /v1/update_weights`` with
-    ``{"path": FILE}``: the policy loads the safetensors file's weights between model
-    calls (a trainer syncing the policy it samples from). Off by default: the server
-    then reads files a client names.
+    Args:
+        policy: the policy (its ``tokenizer`` parses prompts; the context length comes
+            from its model config unless ``limits.max_model_len`` gives one).
+        model_name: the id clients see.
+        root: the model dir reported by ``/v1/models`` (clients load its tokenizer).
+        max_batch_size: the most prompts in one policy call.
+        batch_wait_ms: how long an idle server gathers requests into a first batch.
+        accept_weight_updates: also answer ``POST /v1/update_weights`` with
+            ``{"path": FILE}``: the policy loads a safetensors file from ``weights_dir``
+            between model calls (a trainer syncing the policy it samples from), after
+            checking its names, shapes and values. ``GET /v1/update_weights`` names
+            the folder.
+        api_key: every request must send ``Authorization: Bearer API_KEY``.
+        weights_dir: the only folder weights load from; None: a private temp folder,
+            removed when the app stops or its process ends.
+        limits: what one request may ask for (``ServeLimits()``: the defaults).
+
+    Raises:
+        PolicyError: the context length is unknown, or the policy cannot load weights.
 
     >>> app = build_app(policy, "tiny")  # doctest: +SKIP
     >>> uvicorn.run(app, port=8000)  # doctest: +SKIP
+
     """
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import Response
     from starlette.exceptions import HTTPException
+    from starlette.requests import ClientDisconnect
 
-    batcher = Batcher(policy, max_batch_size=max_batch_size, wait_s=batch_wait_ms / 1000)
+    limits = limits or ServeLimits()
     tokenizer = policy.tokenizer
+    rules = RequestRules(tokenizer, resolve_context(policy, limits.max_model_len), limits)
+    batcher = Batcher(policy, max_batch_size=max_batch_size, wait_s=batch_wait_ms / 1000)
+    # Parsing, tokenizing and decoding run here, off the event loop, bounded by the limits.
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="turngym-parse")
+    weights = _weights_dir(policy, weights_dir) if accept_weight_updates else None
     created = int(time.time())
 
     @contextlib.asynccontextmanager
@@ -390,10 +157,18 @@ def build_app(
         await batcher.start()
         yield
         await batcher.stop()
+        pool.shutdown(wait=False, cancel_futures=True)
+        if weights is not None and weights_dir is None:
+            remove_dir(weights.path)
 
-    app = FastAPI(title="turngym serve", lifespan=lifespan)
+    app = FastAPI(
+        title="turngym serve", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
+    if api_key is not None:
+        app.add_middleware(RequireKey, key=checked_key(api_key))
     app.state.batcher = batcher
     app.state.weight_updates = 0
+    app.state.weights_dir = weights.path if weights is not None else None
 
     @app.exception_handler(BadRequest)
     async def bad_request(request: Request, error: BadRequest) -> Any:
@@ -407,69 +182,93 @@ def build_app(
     async def http_error(request: Request, error: HTTPException) -> Any:
         return _error(str(error.detail), error.status_code)
 
+    @app.exception_handler(_ClientGone)
+    @app.exception_handler(ClientDisconnect)
+    async def gone(request: Request, error: Exception) -> Any:
+        return Response(status_code=499)  # nobody reads it: the client has left
+
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> Any:
         return _error(f"the policy failed: {type(error).__name__}: {error}", 500)
 
+    async def in_pool(fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+
     async def read_body(request: Request) -> dict[str, Any]:
-        try:
-            body = json.loads(await request.body())
-        except ValueError:
-            raise BadRequest("the request body is not JSON") from None
-        if not isinstance(body, dict):
-            raise BadRequest("the request body must be a JSON object")
+        data = await read_limited(request.headers, request.stream(), limits.max_body_bytes)
+        body = await in_pool(parse_json, data, limits.max_json_depth)
         model = body.get("model")
         if model is not None and model != model_name:
             raise BadRequest(
-                f"model {model!r} is not served here; GET /v1/models lists {model_name!r}",
+                f"model {clipped_repr(model)} is not served here; "
+                f"GET /v1/models lists {model_name!r}",
                 "model",
                 404,
             )
         return body
 
+    def client_of(request: Request) -> str:
+        return request.client.host if request.client else ""
+
     def token_strings(ids: Sequence[int]) -> list[str]:
-        return [tokenizer.decode([t]) for t in ids]
+        return list(tokenizer.batch_decode([[t] for t in ids])) if ids else []
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "model": model_name, "batching": batcher.stats.as_dict()}
+        return {
+            "status": "ok",
+            "model": model_name,
+            "batching": batcher.stats.as_dict(),
+            "limits": {
+                "max_model_len": rules.context,
+                "max_prompts": limits.max_prompts,
+                "max_body_bytes": limits.max_body_bytes,
+            },
+        }
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        entry = {"id": model_name, "object": "model", "created": created, "owned_by": "turngym"}
+        entry: dict[str, Any] = {
+            "id": model_name,
+            "object": "model",
+            "created": created,
+            "owned_by": "turngym",
+            "max_model_len": rules.context,
+        }
         if root is not None:
             entry["root"] = root
         return {"object": "list", "data": [entry]}
 
-    @app.post("/v1/update_weights")
-    async def update_weights(request: Request) -> dict[str, Any]:
-        if not accept_weight_updates:
+    def taking_weights() -> WeightsDir:
+        if weights is None:
             raise BadRequest(
                 "this server does not take weight updates; start it with "
                 "`turngym serve --accept-weight-updates`",
                 status=403,
             )
+        return weights
+
+    @app.get("/v1/update_weights")
+    async def weights_folder() -> dict[str, Any]:
+        folder = taking_weights()
+        return {"weights_dir": str(folder.path), "max_bytes": folder.max_bytes}
+
+    @app.post("/v1/update_weights")
+    async def update_weights(request: Request) -> dict[str, Any]:
+        folder = taking_weights()
         body = await read_body(request)
-        path = body.get("path")
-        if not isinstance(path, str) or not path:
-            raise BadRequest("path must be the server-side path of a safetensors file", "path")
-        file = Path(path)
-        if not file.is_file():
-            raise BadRequest(f"no file {path!r} on the server", "path", 404)
-        load = getattr(policy, "load_weights", None)
-        if not callable(load):
-            raise BadRequest(f"{type(policy).__name__} cannot load weights", status=501)
+        try:
+            state = await in_pool(folder.read, body.get("path"))
+        except WeightsRefused as error:
+            raise BadRequest(str(error), "path") from None
 
-        def work() -> int:
-            from safetensors.torch import load_file
-
-            state = load_file(str(file))
-            load(state)
+        def load() -> int:
+            policy.load_weights(state)  # type: ignore[attr-defined]
             return len(state)
 
         try:
-            tensors = await batcher.run(work)
-        except ValueError as error:  # names or shapes that do not fit the model
+            tensors = await batcher.run(load)
+        except ValueError as error:  # checked already; the policy's own checks, to be sure
             raise BadRequest(f"the weights do not fit the model: {error}", "path") from None
         updates = app.state.weight_updates = app.state.weight_updates + 1
         return {"status": "ok", "tensors": tensors, "updates": updates}
@@ -477,19 +276,32 @@ def build_app(
     @app.post("/v1/completions")
     async def completions(request: Request) -> dict[str, Any]:
         body = await read_body(request)
+        return await _while_connected(request, complete(body, client_of(request)))
+
+    async def complete(body: dict[str, Any], client: str) -> dict[str, Any]:
         if "prompt" not in body:
             raise BadRequest("prompt is required", "prompt")
-        prompts = _prompts(body["prompt"], tokenizer)
-        max_tokens = _max_tokens(body, "max_tokens")
-        params = _sampling(body, max_tokens)
+        items = rules.prompt_items(body["prompt"])
+        prompts = await in_pool(rules.encode, items)
+        max_tokens = rules.max_tokens(body, prompts, "max_tokens")
+        params = rules.sampling(body, max_tokens)
         echo = bool(body.get("echo", False))
-        logprobs = _integer(body, "logprobs", None)
-        if logprobs is not None and not 0 <= logprobs <= 20:
-            raise BadRequest(f"logprobs must be in [0, 20], got {logprobs}", "logprobs")
+        logprobs = rules.logprobs(body)
         gens: list[Generation | None] = [None] * len(prompts)
         if max_tokens > 0:
-            gens = list(await batcher.generate(prompts, params))
-        echoed = await batcher.prompt_logprobs(prompts) if echo and logprobs is not None else None
+            gens = list(await batcher.generate(prompts, params, client))
+        echoed = None
+        if echo and logprobs is not None:
+            echoed = await batcher.prompt_logprobs(prompts, client)
+        return await in_pool(completion_reply, prompts, gens, echo, echoed, logprobs)
+
+    def completion_reply(
+        prompts: list[list[int]],
+        gens: list[Generation | None],
+        echo: bool,
+        echoed: list[list[float]] | None,
+        logprobs: int | None,
+    ) -> dict[str, Any]:
         choices = []
         for i, (prompt, gen) in enumerate(zip(prompts, gens, strict=True)):
             ids = gen.token_ids if gen else []
@@ -540,17 +352,23 @@ def build_app(
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> dict[str, Any]:
         body = await read_body(request)
-        messages = _messages(body.get("messages"))
-        max_tokens = _max_tokens(body, "max_completion_tokens", "max_tokens")
-        params = _sampling(body, max_tokens)
+        return await _while_connected(request, chat(body, client_of(request)))
+
+    def render(messages: list[dict[str, str]]) -> list[int]:
         try:
             text = tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, tokenize=False
             )
         except Exception as error:  # jinja templates raise their own errors on bad roles
             raise BadRequest(f"cannot render messages with the chat template: {error}") from None
-        prompt = _encode(tokenizer, text)
-        gen = (await batcher.generate([prompt], params))[0] if max_tokens > 0 else None
+        return rules.encode([text])[0]
+
+    async def chat(body: dict[str, Any], client: str) -> dict[str, Any]:
+        messages = rules.messages(body.get("messages"))
+        prompt = await in_pool(render, messages)
+        max_tokens = rules.max_tokens(body, [prompt], "max_completion_tokens", "max_tokens")
+        params = rules.sampling(body, max_tokens)
+        gen = (await batcher.generate([prompt], params, client))[0] if max_tokens > 0 else None
         ids = gen.token_ids if gen else []
         lp_content = None
         if body.get("logprobs"):
@@ -583,6 +401,20 @@ def build_app(
         }
 
     return app
+
+
+def _weights_dir(policy: Policy, weights_dir: str | Path | None) -> WeightsDir:
+    """The folder weight updates load from (a new private temp folder for None)."""
+    model = getattr(policy, "model", None)
+    if not callable(getattr(policy, "load_weights", None)) or not hasattr(model, "state_dict"):
+        raise PolicyError(
+            f"{type(policy).__name__} cannot load weights: serve it without --accept-weight-updates"
+        )
+    assert model is not None
+    shapes = {name: tuple(t.shape) for name, t in model.state_dict().items()}
+    # A folder of our own goes with this process, even a SIGKILLed one (envs/reaper.py).
+    folder = weights_dir if weights_dir is not None else temp_dir("turngym-weights-")
+    return WeightsDir(folder, shapes)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -627,14 +459,21 @@ def serve(
     model_name: str | None = None,
     announce: Callable[[str], None] = print,
     accept_weight_updates: bool = False,
+    api_key: str | None = None,
+    weights_dir: str | Path | None = None,
+    limits: ServeLimits | None = None,
 ) -> None:
     """Load ``model_dir`` with ``HFPolicy`` and serve it until interrupted.
 
     The port is bound before the model loads, so a busy port fails at once; ``port=0``
-    picks a free port, and the start line names the real one.
+    picks a free port, and the start line names the real one. ``api_key`` (None:
+    ``$TURNGYM_API_KEY``, if set) is required on every request; a server bound beyond
+    loopback, or taking weight updates, will not start without one. See ``build_app``
+    for ``weights_dir`` and ``limits``.
 
     Raises:
-        PolicyError: the model cannot be loaded or the port cannot be bound.
+        PolicyError: no key where one is needed, a bad key, the model cannot be loaded,
+            the port cannot be bound, or a limit does not fit the model.
 
     """
     try:
@@ -643,6 +482,10 @@ def serve(
         raise PolicyError(
             "turngym serve needs fastapi and uvicorn: pip install 'turngym[serve]'"
         ) from None
+    key = api_key_of(api_key)
+    check_exposure(host, key, accept_weight_updates)
+    if weights_dir is not None and not Path(weights_dir).is_dir():
+        raise PolicyError(f"--weights-dir {weights_dir}: no such directory; create it first")
     path = Path(model_dir)
     if not path.is_dir():
         raise PolicyError(f"model dir {str(path)!r} does not exist; pass a save_pretrained dir")
@@ -666,9 +509,15 @@ def serve(
             max_batch_size=max_batch_size,
             batch_wait_ms=batch_wait_ms,
             accept_weight_updates=accept_weight_updates,
+            api_key=key,
+            weights_dir=weights_dir,
+            limits=limits,
         )
         shown = f"[{host}]" if ":" in host else host
         announce(f"serving {path} as {name} on http://{shown}:{sock.getsockname()[1]}/v1")
+        if accept_weight_updates:
+            folder = app.state.weights_dir
+            announce(f"weight updates load from {folder} (POST /v1/update_weights)")
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
         uvicorn.Server(config).run(sockets=[sock])
     finally:

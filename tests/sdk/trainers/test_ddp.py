@@ -169,7 +169,9 @@ def test_the_other_trainers_refuse_to_run_under_torchrun(monkeypatch):
 
 
 @pytest.mark.slow
-def test_fsdp_shards_train_like_one_process_and_sync_the_server(rl_model_dir, tmp_path):
+def test_fsdp_shards_train_like_one_process_and_sync_the_server(
+    rl_model_dir, tmp_path, monkeypatch
+):
     from transformers import AutoModelForCausalLM
 
     from tests.sdk.trainers.test_engines import Vowels
@@ -177,7 +179,8 @@ def test_fsdp_shards_train_like_one_process_and_sync_the_server(rl_model_dir, tm
     from turngym.sdk.backends.hf import HFPolicy
     from turngym.sdk.backends.openai import OpenAIPolicy
 
-    served = start_server(rl_model_dir, "--accept-weight-updates")
+    served = start_server(rl_model_dir, "--accept-weight-updates", api_key="ddp-test-key")
+    monkeypatch.setenv("TURNGYM_API_KEY", "ddp-test-key")  # torchrun's ranks inherit it
     try:
         config = {
             **_config(rl_model_dir, tmp_path / "run"),

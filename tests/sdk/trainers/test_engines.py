@@ -67,8 +67,14 @@ def _rows(trainer: GRPOTrainer) -> list[dict[str, Any]]:
     return rows
 
 
-def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(rl_model_dir, tmp_path):
-    served = start_server(rl_model_dir, "--accept-weight-updates")
+KEY = "engines-test-key"
+
+
+def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(
+    rl_model_dir, tmp_path, monkeypatch
+):
+    served = start_server(rl_model_dir, "--accept-weight-updates", api_key=KEY)
+    monkeypatch.setenv("TURNGYM_API_KEY", KEY)  # the trainer's client sends it
     try:
         local = GRPOTrainer(_config(rl_model_dir, tmp_path / "local"), env_fn=Vowels)
         remote = GRPOTrainer(
@@ -104,11 +110,13 @@ def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(rl_m
         # Bad weight files are refused with the reason, and the server keeps serving.
         from safetensors.torch import save_file
 
-        with pytest.raises(PolicyError, match="no file"):
+        with pytest.raises(PolicyError, match="no weights file at that path"):
             server.update_weights(tmp_path / "missing.safetensors")
-        save_file({"model.embed_tokens.weight": torch.zeros(3, 3)}, str(tmp_path / "bad"))
+        bad = server.weights_dir() / "bad.safetensors"
+        save_file({"model.embed_tokens.weight": torch.zeros(3, 3)}, str(bad))
         with pytest.raises(PolicyError, match=r"do not fit the model.*shape"):
-            server.update_weights(tmp_path / "bad")
+            server.update_weights(bad)
+        assert sorted(p.name for p in server.weights_dir().iterdir()) == [bad.name]
         assert server.score(prompt, candidates) == pytest.approx(
             trained.score(prompt, candidates), abs=1e-4
         )
@@ -117,11 +125,18 @@ def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(rl_m
         served.stop()
 
 
-def test_a_server_of_other_weights_is_given_the_learners_at_the_start(rl_model_dir, tmp_path):
+def test_a_server_of_other_weights_is_given_the_learners_at_the_start(
+    rl_model_dir, tmp_path, monkeypatch
+):
     from turngym.sdk.models import build_tiny_model
 
     other = build_tiny_model(tmp_path / "other", vocab=rl_model_dir, seed=7, logit_std=0.3)
-    served = start_server(other, "--accept-weight-updates")
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    served = start_server(
+        other, "--accept-weight-updates", "--weights-dir", str(weights), api_key=KEY
+    )
+    monkeypatch.setenv("TURNGYM_API_KEY", KEY)
     try:
         trainer = GRPOTrainer(
             _config(rl_model_dir, tmp_path / "run", rollout=f"openai:{served.url}"),
@@ -131,6 +146,8 @@ def test_a_server_of_other_weights_is_given_the_learners_at_the_start(rl_model_d
         assert trainer.engine.policy.score(prompt, candidates) == pytest.approx(
             HFPolicy(rl_model_dir).score(prompt, candidates), abs=1e-4
         )
+        assert trainer.engine.policy.weights_dir() == weights.resolve()
+        assert list(weights.iterdir()) == []  # each file is removed once loaded
         trainer.close()
     finally:
         served.stop()

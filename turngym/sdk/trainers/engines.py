@@ -6,8 +6,10 @@
 - ``"vllm"``: a colocated ``vllm.LLM`` on the same GPU (``VLLMPolicy``); after each
   update the learner's weights are loaded into it in place (``load_weights``).
 - ``"openai:URL"``: an OpenAI-compatible server (``turngym serve --accept-weight-updates``)
-  over HTTP; after each update the learner writes its weights to a safetensors file the
-  server can read (a shared disk) and asks it to load them (``POST /update_weights``).
+  over HTTP; after each update the learner writes its weights to a safetensors file in
+  the server's weights folder (``GET /update_weights`` names it; the same machine or a
+  shared disk) and asks it to load them (``POST /update_weights``). The server's key
+  comes from ``TURNGYM_API_KEY`` (or ``api_key`` in the rollout options).
 
 The learner's weights are sent as a plain state dict: with LoRA the adapters are merged
 into the base weights for the copy and unmerged again, so the engine serves exactly the
@@ -16,10 +18,12 @@ policy being trained.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
 
+from turngym.sdk.policy import PolicyError
 from turngym.sdk.trainers.parallel import world_size
 
 __all__ = ["ROLLOUTS", "RolloutEngine", "check_rollout", "make_rollout_engine", "plain_state_dict"]
@@ -90,7 +94,7 @@ class RolloutEngine:
 
 
 def make_rollout_engine(
-    spec: str, model_dir: Path, run_dir: Path, options: dict[str, Any] | None = None
+    spec: str, model_dir: Path, options: dict[str, Any] | None = None
 ) -> RolloutEngine | None:
     """The engine ``spec`` names (None for ``"hf"``: the learner samples its own).
 
@@ -98,7 +102,6 @@ def make_rollout_engine(
         spec: ``"hf"``, ``"vllm"`` or ``"openai:URL"``.
         model_dir: the learner's starting weights (vLLM loads them; a server must be
             serving the same model).
-        run_dir: the run's directory (a server's weight files are written under it).
         options: ``vllm.LLM`` keyword arguments (``gpu_memory_utilization``...), or the
             ``OpenAIPolicy`` ones (``timeout``...).
 
@@ -126,12 +129,19 @@ def make_rollout_engine(
 
     url = spec[len("openai:") :]
     client = OpenAIPolicy(url, tokenizer=str(model_dir), **options)
-    target = run_dir / "rollout-weights"
+    name = f"turngym-rollout-{os.getpid()}-{id(client):x}.safetensors"
 
     def sync(weights: dict[str, Any]) -> None:
         from safetensors.torch import save_file
 
-        target.mkdir(parents=True, exist_ok=True)
+        folder = client.weights_dir()
+        if not folder.is_dir():
+            raise PolicyError(
+                f"the server at {url} loads weights from {folder}, which is not a folder "
+                "on this machine: run the trainer where it can write there (the same "
+                "machine, or a disk mounted at the same path), or start the server with "
+                "--weights-dir naming such a folder"
+            )
         state = {k: v.cpu().contiguous() for k, v in weights.items()}
         # Tied tensors (embeddings and LM head) are one storage: safetensors wants copies.
         seen: set[int] = set()
@@ -139,10 +149,13 @@ def make_rollout_engine(
             if value.data_ptr() in seen:
                 state[key] = value.clone()
             seen.add(state[key].data_ptr())
-        tmp = target / "model.safetensors.tmp"
+        path = folder / name
+        tmp = path.with_name(path.name + ".tmp")
         save_file(state, str(tmp))
-        path = tmp.with_suffix("")
-        tmp.replace(path)
-        client.update_weights(path)
+        tmp.replace(path)  # the server never sees half a file
+        try:
+            client.update_weights(path)
+        finally:
+            path.unlink(missing_ok=True)  # loaded (or refused): the server holds no copy
 
     return RolloutEngine(spec, client, sync)

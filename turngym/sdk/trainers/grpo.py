@@ -139,9 +139,7 @@ class GRPOTrainer:
             params, lr=self.lr, weight_decay=c.weight_decay, foreach=True
         )
         self.ddp = self.dp.wrap(model) if self.dp is not None and not self.fsdp else None
-        self.engine = make_rollout_engine(
-            c.rollout, self.model_dir, self.run_dir, c.rollout_options
-        )
+        self.engine = make_rollout_engine(c.rollout, self.model_dir, c.rollout_options)
         if self.engine is not None and self.engine.spec != "vllm":
             # A server serves whatever it loaded: it starts from the learner's weights.
             self._sync()
