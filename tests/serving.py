@@ -35,6 +35,7 @@ class Served:
     log: Path
 
     def stop(self) -> None:
+        """Stop the server and remove its log (read it first if it is wanted)."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -42,6 +43,7 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.log.unlink(missing_ok=True)
 
 
 def build_model(path: Path) -> Path:
@@ -105,8 +107,9 @@ def start_server(
         except httpx.HTTPError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
+            message = f"turngym serve did not come up: {log.read_text()}"
             served.stop()
-            raise RuntimeError(f"turngym serve did not come up: {log.read_text()}")
+            raise RuntimeError(message)
         time.sleep(0.05)
 
 
