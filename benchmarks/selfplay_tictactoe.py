@@ -1,10 +1,14 @@
-"""Self-play GRPO with RAE on TicTacToe: a tiny model from scratch, before vs after.
+"""Self-play GRPO on TicTacToe: a tiny model from scratch, before vs after.
 
 One policy plays both seats (SPIRAL's setting): ``GRPOTrainer`` with
-``advantage="rae"`` (an EMA baseline per seat) and, optionally, a pool of past
-checkpoints as opponents. Before and after training it is evaluated on held-out seeds,
-on both seats, against a uniformly random player and against the minimax expert: the
-non-loss rate (wins + draws) of the sampled policy (as trained) and of the greedy one.
+``--advantage rae`` (an EMA baseline per seat, the default here) or any other estimator
+(``grpo``, the trainer's default, compares each seat's results within groups of
+``--group-size`` games from one seed) and, optionally, a pool of past checkpoints as
+opponents. Each progress line and the summary count the steps whose batch had
+something to learn from (``sequences`` > 0) and so changed the weights. Before and
+after training it is evaluated on held-out seeds, on both seats, against a uniformly
+random player and against the minimax expert: the non-loss rate (wins + draws) of the
+sampled policy (as trained) and of the greedy one.
 One JSON line per evaluation and one summary line (target: non-loss vs random >= 0.85
 after <= 20 minutes on a 2-core CPU).
 
@@ -49,6 +53,12 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=15.0, help="training time budget")
     parser.add_argument("--steps", type=int, default=10_000, help="most training steps")
     parser.add_argument("--games", type=int, default=32, help="self-play games per step")
+    parser.add_argument("--advantage", default="rae", help="GRPOConfig.advantage")
+    parser.add_argument(
+        "--group-size",
+        type=int,
+        help="games per seed (default: 1 for rae, per_agent_norm and reinforce, else 4)",
+    )
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--minibatches", type=int, default=2, help="optimiser steps per batch")
     parser.add_argument("--entropy-coef", type=float, default=0.02, help="entropy bonus")
@@ -66,14 +76,17 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     run_dir = args.output_dir or tempfile.mkdtemp(prefix="selfplay-ttt-")
+    group_size = args.group_size or (
+        1 if args.advantage in ("rae", "per_agent_norm", "reinforce") else 4
+    )
     config = GRPOConfig(
         env="turngym/TicTacToe-v0",
         model="tiny",
         output_dir=run_dir,
         steps=args.steps,
-        groups=args.games,
-        group_size=1,
-        advantage="rae",
+        groups=max(1, args.games // group_size),
+        group_size=group_size,
+        advantage=args.advantage,
         lr=args.lr,
         minibatches=args.minibatches,
         entropy_coef=args.entropy_coef,
@@ -90,19 +103,24 @@ def main() -> None:
     trainer = GRPOTrainer(config)
     before = evaluate(trainer, "before", args.eval_episodes)
     start = time.perf_counter()
-    step = 0
+    step = updated = 0
     while step < args.steps and time.perf_counter() - start < args.minutes * 60:
         row = trainer.train_step(step)
         step += 1
+        updated += row["sequences"] > 0
         trainer.step = step
         if step % 25 == 0:
-            _line(minutes=round((time.perf_counter() - start) / 60, 2), **row)
+            minutes = round((time.perf_counter() - start) / 60, 2)
+            _line(minutes=minutes, steps_with_update=updated, **row)
     minutes = (time.perf_counter() - start) / 60
     after = evaluate(trainer, "after", args.eval_episodes)
     trainer.save_final()
     _line(
         summary=True,
+        advantage=args.advantage,
+        group_size=group_size,
         steps=step,
+        steps_with_update=updated,
         train_minutes=round(minutes, 2),
         nonloss_vs_random_before=before["random_sampled_nonloss"],
         nonloss_vs_random_after=after["random_sampled_nonloss"],

@@ -14,8 +14,10 @@ from turngym.sdk.advantages import (
     grpo,
     per_agent_norm,
     reinforce,
+    seat_returns,
     turn_level,
 )
+from turngym.sdk.batches import select_groups
 from turngym.sdk.records import Episode, Turn
 
 
@@ -121,3 +123,63 @@ def test_std_zero_groups_stay_finite():
     got = grpo([ep([5]), ep([5]), ep([5])])
     assert all(math.isfinite(a) and a == 0 for row in got for a in row)
     assert EPS > 0
+
+
+SEATS = ["player_0", "player_1", "player_0", "player_1"]
+
+
+def game(p0_result, group=0, trainable=(True, True)):
+    """A four-turn zero-sum game whose last two turns carry each seat's result."""
+    turns = [
+        Turn(obs=f"s{t}", agent=seat, trainable=trainable[t % 2], reward=0.0)
+        for t, seat in enumerate(SEATS)
+    ]
+    turns[2].reward, turns[3].reward = p0_result, -p0_result
+    return Episode("ttt", group=group, turns=turns)
+
+
+def test_every_estimator_scores_a_game_turn_by_its_own_seats_result():
+    # p0 wins, loses, wins, draws: the sum over seats is 0 in every episode.
+    episodes = [game(1.0), game(-1.0), game(1.0), game(0.0)]
+    assert {episode_return(e) for e in episodes} == {0.0}
+    assert seat_returns(episodes[0]) == {"player_0": 1.0, "player_1": -1.0}
+    estimators = {
+        "grpo": grpo(episodes),
+        "dr_grpo": grpo(episodes, "none"),
+        "reinforce": reinforce(episodes),
+        "gigpo": gigpo(episodes),
+        "turn_level": turn_level(episodes),
+        "rae": RAEBaseline().advantages(episodes),
+        "per_agent_norm": per_agent_norm(episodes),
+    }
+    for name, rows in estimators.items():
+        for e, row in zip(episodes[:3], rows[:3], strict=True):
+            for seat, result in seat_returns(e).items():
+                total = sum(a for t, a in zip(e.turns, row, strict=True) if t.agent == seat)
+                assert (total > 0) == (result > 0), (name, seat, row)
+    # grpo by hand: p0 returns 1, -1, 1, 0 (mean 0.25, std sqrt(0.6875)), p1 the negatives.
+    s = math.sqrt(0.6875)
+    assert estimators["grpo"][1] == approx([[-1.25 / s, 1.25 / s] * 2])[0]
+
+
+def test_rae_baselines_move_only_for_trained_seats():
+    rae = RAEBaseline(decay=0.5)
+    frozen_p1 = game(1.0, trainable=(True, False))
+    assert rae.advantages([frozen_p1]) == [[1.0, 0.0, 1.0, 0.0]]
+    assert set(rae.baselines) == {("ttt", "player_0")}
+
+
+def test_gigpo_scale_none_leaves_both_levels_undivided():
+    a = ep([0, 2], obs=["start", "mid"])
+    b = ep([0, 0], obs=["start", "far"])
+    # episode level: returns 2, 0 -> +1, -1 undivided; step level at "start": to-go 1, 0
+    # (gamma 0.5) -> +0.5, -0.5 undivided.
+    assert gigpo([a, b], gamma=0.5, scale="none") == approx([[1.5, 1], [-1.5, -1]])
+    assert gigpo([a, b], gamma=0.5, scale="group") == approx([[2, 1], [-2, -1]])
+
+
+def test_starpo_s_ranks_game_groups_by_each_seats_spread():
+    # group 0: p0 always wins (no spread); group 1: p0 wins once, loses once.
+    episodes = [game(1.0, 0), game(1.0, 0), game(1.0, 1), game(-1.0, 1)]
+    advantages = [[1.0] * 4] * 4  # every group "useful": the ranking decides
+    assert select_groups(episodes, advantages, keep_fraction=0.5) == [2, 3]

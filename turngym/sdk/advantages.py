@@ -5,6 +5,11 @@ Every estimator returns ``list[list[float]]``: for each episode, one value per t
 Groups are ``Episode.group`` (episodes that share a seed/task). ``RAEBaseline`` keeps
 state across batches; everything else is stateless.
 
+Every estimator scores a turn by the return of the seat that took it (``seat_returns``),
+never by the sum over seats: in a zero-sum game that sum is 0 in every episode, so a
+group baseline over it would see no difference and train nothing. A single-agent
+episode has one seat, ``"agent"``, whose return is the episode's.
+
 - ``grpo``: trajectory-level group-relative advantage (RAGEN's StarPO); ``scale="none"``
   is Dr. GRPO (no division by the standard deviation).
 - ``reinforce``: the return minus the batch's mean return, groups ignored (the plain
@@ -34,6 +39,7 @@ __all__ = [
     "grpo",
     "per_agent_norm",
     "reinforce",
+    "seat_returns",
     "turn_level",
 ]
 
@@ -42,8 +48,25 @@ EPS = 1e-6
 
 
 def episode_return(episode: Episode) -> float:
-    """The episode's total reward over all agents' turns (single-agent: its return)."""
+    """The episode's total reward over all agents' turns (single-agent: its return).
+
+    Not an advantage's return in games (it is 0 in zero-sum ones): see ``seat_returns``.
+    """
     return math.fsum(float(t.reward) for t in episode.turns)
+
+
+def seat_returns(episode: Episode) -> dict[str, float]:
+    """Each acting seat's total reward in ``episode`` (single-agent: ``{"agent": R}``).
+
+    >>> turns = [Turn(agent="player_0", reward=0.0), Turn(agent="player_1", reward=1.0),
+    ...          Turn(agent="player_0", reward=-1.0)]
+    >>> seat_returns(Episode("ttt", turns=turns))
+    {'player_0': -1.0, 'player_1': 1.0}
+    """
+    out: dict[str, float] = {}
+    for turn in episode.turns:
+        out[turn.agent] = out.get(turn.agent, 0.0) + float(turn.reward)
+    return out
 
 
 def _mean_std(values: Sequence[float]) -> tuple[float, float]:
@@ -63,13 +86,11 @@ def _groups(episodes: Sequence[Episode]) -> dict[int, list[int]]:
     return out
 
 
-def _trajectory(episodes: Sequence[Episode], values: Sequence[float]) -> list[list[float]]:
-    """One value per episode, repeated on each of its turns."""
-    return [[v] * ep.length for ep, v in zip(episodes, values, strict=True)]
-
-
 def grpo(episodes: Sequence[Episode], scale: Scale = "group") -> list[list[float]]:
     """Group-relative trajectory advantage: (R - group mean) / std.
+
+    In games R is the acting seat's return and the mean and std are over that seat's
+    returns in the group (a turn of ``player_1`` is compared with ``player_1``'s results).
 
     Args:
         episodes: the batch; ``Episode.group`` marks episodes of the same task.
@@ -82,24 +103,43 @@ def grpo(episodes: Sequence[Episode], scale: Scale = "group") -> list[list[float
     [[1.0], [-1.0]]
 
     """
+    values = _group_relative(episodes, [seat_returns(ep) for ep in episodes], scale)
+    return _per_turn(episodes, values)
+
+
+def _check_scale(scale: str) -> None:
     if scale not in ("group", "batch", "none"):
         raise ValueError(f"scale must be 'group', 'batch' or 'none', got {scale!r}")
-    returns = [episode_return(ep) for ep in episodes]
-    centred = [0.0] * len(episodes)
-    stds = [0.0] * len(episodes)
+
+
+def _group_relative(
+    episodes: Sequence[Episode], returns: Sequence[dict[str, float]], scale: str
+) -> list[dict[str, float]]:
+    """Per episode and seat: (R - mean) / std over the same seat in the same group."""
+    _check_scale(scale)
+    centred: list[dict[str, float]] = [{} for _ in episodes]
+    stds: list[dict[str, float]] = [{} for _ in episodes]
     for members in _groups(episodes).values():
-        mean, std = _mean_std([returns[k] for k in members])
-        for k in members:
-            centred[k] = returns[k] - mean
-            stds[k] = std
+        for seat in dict.fromkeys(s for k in members for s in returns[k]):
+            sitting = [k for k in members if seat in returns[k]]
+            mean, std = _mean_std([returns[k][seat] for k in sitting])
+            for k in sitting:
+                centred[k][seat] = returns[k][seat] - mean
+                stds[k][seat] = std
     if scale == "none":
-        values = centred
-    elif scale == "group":
-        values = [c / (s + EPS) for c, s in zip(centred, stds, strict=True)]
-    else:
-        _, batch_std = _mean_std(centred)
-        values = [c / (batch_std + EPS) for c in centred]
-    return _trajectory(episodes, values)
+        return centred
+    if scale == "batch":
+        _, batch_std = _mean_std([c for row in centred for c in row.values()])
+        return [{s: c / (batch_std + EPS) for s, c in row.items()} for row in centred]
+    return [
+        {s: c / (std[s] + EPS) for s, c in row.items()}
+        for row, std in zip(centred, stds, strict=True)
+    ]
+
+
+def _per_turn(episodes: Sequence[Episode], values: Sequence[dict[str, float]]) -> list[list[float]]:
+    """Each turn gets the value of the seat that took it."""
+    return [[v[t.agent] for t in ep.turns] for ep, v in zip(episodes, values, strict=True)]
 
 
 def anchor_key(turn: Turn) -> Hashable:
@@ -116,7 +156,8 @@ def reinforce(episodes: Sequence[Episode]) -> list[list[float]]:
     """REINFORCE with a baseline: each episode's return minus the batch's mean return.
 
     Unlike ``grpo`` it ignores groups: episodes from different tasks share one baseline,
-    the plain policy-gradient estimator that actor-critic methods are compared with.
+    the plain policy-gradient estimator that actor-critic methods are compared with. In
+    games the return is the acting seat's and the baseline that seat's batch mean.
 
     >>> from turngym.sdk.records import Turn
     >>> rewards = (1.0, 0.0, 0.5)
@@ -125,9 +166,13 @@ def reinforce(episodes: Sequence[Episode]) -> list[list[float]]:
     [[1.0, 1.0], [-1.0, -1.0], [0.0, 0.0]]
 
     """
-    returns = [episode_return(ep) for ep in episodes]
-    mean = sum(returns) / len(returns) if returns else 0.0
-    return _trajectory(episodes, [r - mean for r in returns])
+    returns = [seat_returns(ep) for ep in episodes]
+    by_seat: dict[str, list[float]] = defaultdict(list)
+    for row in returns:
+        for seat, value in row.items():
+            by_seat[seat].append(value)
+    means = {seat: math.fsum(values) / len(values) for seat, values in by_seat.items()}
+    return _per_turn(episodes, [{s: r - means[s] for s, r in row.items()} for row in returns])
 
 
 def gigpo(
@@ -135,35 +180,42 @@ def gigpo(
     gamma: float = 0.95,
     weight: float = 1.0,
     key: Callable[[Turn], Hashable] = anchor_key,
+    scale: Scale = "group",
 ) -> list[list[float]]:
     """GiGPO: episode-level GRPO plus ``weight`` x a step-level advantage.
 
     The step-level advantage of a turn compares its discounted return-to-go with that of
-    every turn in the same group taken from the same anchor state (``key(turn)``):
-    (G - mean) / std over the anchor's turns; 0 for an anchor seen once.
+    every turn in the same group taken from the same anchor state (``key(turn)``) by the
+    same seat: (G - mean) / std over the anchor's turns; 0 for an anchor seen once. In
+    games the return-to-go sums the acting seat's rewards only, discounted per own turn.
+    ``scale`` is ``grpo``'s for the episode level; ``"none"`` also leaves the step level
+    undivided (the Dr. GRPO form), ``"group"`` and ``"batch"`` divide it by the anchor's std.
     """
     if not 0 <= gamma <= 1:
         raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
-    episode_level = grpo(episodes, scale="group")
+    episode_level = grpo(episodes, scale=scale)
     to_go: list[list[float]] = []
     for ep in episodes:
-        g, out = 0.0, [0.0] * ep.length
+        out = [0.0] * ep.length
+        later: dict[str, float] = defaultdict(float)  # each seat's discounted future
         for t in range(ep.length - 1, -1, -1):
-            g = float(ep.turns[t].reward) + gamma * g
-            out[t] = g
+            seat = ep.turns[t].agent
+            later[seat] = float(ep.turns[t].reward) + gamma * later[seat]
+            out[t] = later[seat]
         to_go.append(out)
     result = [list(row) for row in episode_level]
     for members in _groups(episodes).values():
-        anchors: dict[Hashable, list[tuple[int, int]]] = defaultdict(list)
+        anchors: dict[tuple[str, Hashable], list[tuple[int, int]]] = defaultdict(list)
         for k in members:
             for t, turn in enumerate(episodes[k].turns):
-                anchors[key(turn)].append((k, t))
+                anchors[turn.agent, key(turn)].append((k, t))
         for places in anchors.values():
             if len(places) < 2:
                 continue
             mean, std = _mean_std([to_go[k][t] for k, t in places])
+            divisor = 1.0 if scale == "none" else std + EPS
             for k, t in places:
-                result[k][t] += weight * (to_go[k][t] - mean) / (std + EPS)
+                result[k][t] += weight * (to_go[k][t] - mean) / divisor
     return result
 
 
@@ -171,18 +223,26 @@ def turn_level(episodes: Sequence[Episode], outcome_weight: float = 1.0) -> list
     """MT-GRPO: turn rewards normalised per turn index, plus the weighted outcome.
 
     A turn's advantage is its reward normalised among the group's turns with the same
-    index, plus ``outcome_weight`` x the episode's group-normalised return.
+    index, plus ``outcome_weight`` x the episode's group-normalised return. In games the
+    index counts the acting seat's own turns and the outcome is that seat's return.
     """
     outcome = grpo(episodes, scale="group")
     result = [[outcome_weight * a for a in row] for row in outcome]
     for members in _groups(episodes).values():
-        longest = max(episodes[k].length for k in members)
-        for t in range(longest):
-            present = [k for k in members if t < episodes[k].length]
-            mean, std = _mean_std([float(episodes[k].turns[t].reward) for k in present])
-            for k in present:
-                reward = float(episodes[k].turns[t].reward)
-                result[k][t] += (reward - mean) / (std + EPS) if len(present) > 1 else 0.0
+        # (seat, the seat's turn number) -> the (episode, turn) places that share it
+        slots: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
+        for k in members:
+            count: dict[str, int] = defaultdict(int)
+            for t, turn in enumerate(episodes[k].turns):
+                slots[turn.agent, count[turn.agent]].append((k, t))
+                count[turn.agent] += 1
+        for places in slots.values():
+            if len(places) < 2:
+                continue
+            rewards = [float(episodes[k].turns[t].reward) for k, t in places]
+            mean, std = _mean_std(rewards)
+            for (k, t), reward in zip(places, rewards, strict=True):
+                result[k][t] += (reward - mean) / (std + EPS)
     return result
 
 
@@ -191,7 +251,9 @@ class RAEBaseline:
 
     ``advantages(episodes)`` gives each turn of seat ``s`` in game ``g`` the advantage
     ``R_s - b(g, s)`` with the baseline as it was before this episode, then updates
-    ``b <- decay * b + (1 - decay) * R_s``; episodes are taken in order.
+    ``b <- decay * b + (1 - decay) * R_s``; episodes are taken in order. As in SPIRAL only
+    trained players move the baselines: in an episode with trainable turns, a seat with
+    none (a frozen pool opponent, a scripted agent) gets advantage 0 and leaves ``b`` alone.
 
     >>> from turngym.sdk.records import Turn
     >>> rae = RAEBaseline(decay=0.5)
@@ -211,11 +273,13 @@ class RAEBaseline:
         """Per-turn advantages, updating the baselines as it goes (see the class docstring)."""
         result = []
         for ep in episodes:
-            returns: dict[str, float] = defaultdict(float)
-            for turn in ep.turns:
-                returns[turn.agent] += float(turn.reward)
+            # an episode with no trainable turn at all (hand-made, scripted) trains every seat
+            trained = {t.agent for t in ep.turns if t.trainable} or set(ep.agents)
             adv = {}
-            for seat, ret in returns.items():
+            for seat, ret in seat_returns(ep).items():
+                if seat not in trained:
+                    adv[seat] = 0.0
+                    continue
                 b = self.baselines.get((ep.env_id, seat), 0.0)
                 adv[seat] = ret - b
                 self.baselines[ep.env_id, seat] = self.decay * b + (1 - self.decay) * ret
@@ -235,13 +299,9 @@ class RAEBaseline:
 
 def per_agent_norm(episodes: Sequence[Episode]) -> list[list[float]]:
     """MARS: each agent's episode return normalised over that agent's returns in the batch."""
-    per_episode: list[dict[str, float]] = []
+    per_episode = [seat_returns(ep) for ep in episodes]
     by_agent: dict[str, list[float]] = defaultdict(list)
-    for ep in episodes:
-        returns: dict[str, float] = defaultdict(float)
-        for turn in ep.turns:
-            returns[turn.agent] += float(turn.reward)
-        per_episode.append(returns)
+    for returns in per_episode:
         for agent, ret in returns.items():
             by_agent[agent].append(ret)
     stats = {agent: _mean_std(values) for agent, values in by_agent.items()}

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from turngym.sdk.advantages import episode_return
+from turngym.sdk.advantages import seat_returns
 from turngym.sdk.choices import ChoiceTree
 from turngym.sdk.records import Episode, Turn
 
@@ -63,7 +63,9 @@ def select_groups(
 
     Groups whose advantages are all zero are dropped. With ``keep_fraction < 1`` only
     that share of the remaining groups (at least one), those with the largest standard
-    deviation of returns, is kept (StarPO-S).
+    deviation of returns, is kept (StarPO-S). In games the spread is that of each seat's
+    returns across the group, averaged over the seats (the sum over seats of a zero-sum
+    game never varies).
     """
     if not 0 < keep_fraction <= 1:
         raise ValueError(f"keep_fraction must be in (0, 1], got {keep_fraction!r}")
@@ -78,9 +80,14 @@ def select_groups(
     if keep_fraction < 1 and useful:
 
         def spread(members: list[int]) -> float:
-            returns = [episode_return(episodes[k]) for k in members]
-            mean = sum(returns) / len(returns)
-            return sum((r - mean) ** 2 for r in returns) / len(returns)
+            rows = [seat_returns(episodes[k]) for k in members]
+            seats = list(dict.fromkeys(s for row in rows for s in row))
+            total = 0.0
+            for seat in seats:
+                returns = [row[seat] for row in rows if seat in row]
+                mean = sum(returns) / len(returns)
+                total += sum((r - mean) ** 2 for r in returns) / len(returns)
+            return total / max(1, len(seats))
 
         ranked = sorted(useful, key=lambda g: spread(useful[g]), reverse=True)
         keep = max(1, round(keep_fraction * len(ranked)))

@@ -266,3 +266,57 @@ def test_evaluation_follows_the_configured_mode_and_opponent(rl_model_dir, tmp_p
     assert results["expert", False]["success"] == results["expert", True]["success"] == 0
     assert results["random", False] != results["expert", False]
     assert results["random", False] != results["random", True]
+
+
+@pytest.mark.parametrize(
+    "advantage", ["grpo", "reinforce", "gigpo", "turn_level", "rae", "per_agent_norm"]
+)
+def test_one_self_play_step_updates_with_every_estimator(rl_model_dir, tmp_path, advantage):
+    """Zero-sum games: advantages follow the acting seat's result, so a step trains.
+
+    Summing every seat's reward gives 0 in each TicTacToe episode; an estimator built on
+    that sum drops every group and the weights never move.
+    """
+    import torch
+
+    trainer = GRPOTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="turngym/TicTacToe-v0",
+            advantage=advantage,
+            steps=1,
+            groups=4,
+            group_size=4,
+            eval_episodes=1,
+        )
+    )
+    episodes = trainer.collect(0)
+    advantages = trainer.advantages(episodes)
+    checked = 0
+    for ep, row in zip(episodes, advantages, strict=True):
+        group = [e for e in episodes if e.group == ep.group]
+        for seat, ret in ep.returns.items():
+            mine = [a for t, a in zip(ep.turns, row, strict=True) if t.agent == seat]
+            outcomes = {e.returns[seat] for e in group}
+            if ret == 0 or len(outcomes) < 2:
+                continue  # a draw, or a seat whose result never varies in its group
+            mean = sum(mine) / len(mine)
+            assert (mean > 0) == (ret > 0), (advantage, seat, ret, mine)
+            checked += 1
+    assert checked >= 4, "too few decided games to check the signs"
+    before = [p.detach().clone() for p in trainer.model.parameters()]
+    trainer.train()
+    after = list(trainer.model.parameters())
+    moved = [not torch.equal(a, b.detach()) for a, b in zip(before, after, strict=True)]
+    assert any(moved), f"advantage={advantage}: one self-play step left every weight as it was"
+
+
+def test_keep_fraction_and_scale_that_do_not_apply_are_config_errors(rl_model_dir, tmp_path):
+    for advantage in ("rae", "per_agent_norm"):
+        with pytest.raises(ValueError, match="keep_fraction"):
+            config(rl_model_dir, tmp_path, advantage=advantage, keep_fraction=0.5)
+    for advantage in ("reinforce", "turn_level", "rae", "per_agent_norm"):
+        with pytest.raises(ValueError, match="scale="):
+            config(rl_model_dir, tmp_path, advantage=advantage, scale="none")
+    config(rl_model_dir, tmp_path, advantage="gigpo", scale="none", keep_fraction=0.5)

@@ -9,7 +9,8 @@ One step of ``GRPOTrainer.train``:
 2. **advantages**: ``grpo`` (StarPO / Dr. GRPO), ``gigpo``, ``turn_level`` (MT-GRPO),
    ``rae`` (SPIRAL, per (game, seat) baselines) or ``per_agent_norm`` (MARS), from
    ``turngym.sdk.advantages``; zero-advantage groups are dropped and StarPO-S keeps the
-   groups whose returns vary most.
+   groups whose returns vary most. In games every estimator scores a turn by the return
+   of the seat that took it (the sum over seats of a zero-sum game is always 0).
 3. **loss**: the token-level clipped ratio of ``turngym.sdk.losses.policy_loss`` over
    training sequences (``packed()`` for append-only conversations, one per turn when a
    wrapper rebuilt the context), action tokens only; guided-choice turns renormalise
@@ -280,7 +281,12 @@ class GRPOTrainer:
         if c.advantage == "reinforce":
             return adv_fns.reinforce(episodes)
         if c.advantage == "gigpo":
-            return adv_fns.gigpo(episodes, gamma=c.gamma, weight=c.gigpo_weight)
+            return adv_fns.gigpo(
+                episodes,
+                gamma=c.gamma,
+                weight=c.gigpo_weight,
+                scale=c.scale,  # type: ignore[arg-type]
+            )
         if c.advantage == "turn_level":
             return adv_fns.turn_level(episodes)
         if c.advantage == "rae":

@@ -183,6 +183,17 @@ class GRPOConfig:
             )
         )
         check_config(self, checks)
+        if self.keep_fraction != 1 and self.advantage in ("rae", "per_agent_norm"):
+            raise ValueError(
+                f"keep_fraction={self.keep_fraction} (StarPO-S) ranks groups of a group "
+                f"baseline; advantage={self.advantage!r} has per-seat baselines and no groups "
+                "to rank: leave keep_fraction at 1"
+            )
+        if self.scale != "group" and self.advantage not in ("grpo", "gigpo"):
+            raise ValueError(
+                f"scale={self.scale!r} applies to advantage='grpo' or 'gigpo' only, "
+                f"not {self.advantage!r}: leave scale at 'group'"
+            )
         if self.rollout != "hf" and self.constrained:
             raise ValueError(
                 "constrained=True (guided choice) decodes in the learner only; "
