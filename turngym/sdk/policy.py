@@ -94,9 +94,10 @@ class Generation:
         token_ids: the generated tokens (EOS included when the model emitted it; nothing
             after a stop string).
         logprobs: the behaviour policy's log-probability of each token in ``token_ids``
-            (under the sampling distribution's logits before temperature/top-p/top-k, so
-            trainers can compute importance ratios against the same model); empty when
-            the backend cannot report them.
+            under the distribution it was sampled from (logits / temperature, top-k and
+            top-p applied and renormalised), so a learner that scores the same weights at
+            the same temperature gets importance ratios of 1; greedy decoding reports the
+            model's raw distribution. Empty when the backend cannot report them.
         text: the decoded text, special tokens and any stop string removed.
         finish_reason: ``"stop"`` or ``"length"``.
 

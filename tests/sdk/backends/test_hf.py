@@ -212,15 +212,52 @@ def test_score_equals_independent_forward(policy, prompts):
     assert small.score(prompts[0], candidates) == pytest.approx(scores, abs=1e-5)
 
 
-@pytest.mark.parametrize(
-    "params",
-    [GREEDY, SamplingParams(temperature=0.7, top_k=20, top_p=0.9, max_new_tokens=24, seed=5)],
-)
-def test_generation_logprobs_agree_with_score(policy, prompts, params):
-    for prompt, gen in zip(prompts, policy.generate(prompts, params), strict=True):
+def test_greedy_logprobs_agree_with_score(policy, prompts):
+    for prompt, gen in zip(prompts, policy.generate(prompts, GREEDY), strict=True):
         assert policy.score(prompt, [gen.token_ids])[0] == pytest.approx(gen.logprob, abs=1e-4)
         reference = reference_logprobs(policy.model, prompt, gen.token_ids)
         assert gen.logprobs == pytest.approx(reference, abs=1e-4)
+
+
+def sampled_logprobs(model, prompt, continuation, params):
+    """Log-probs under the distribution sampled from, by transformers' own warpers."""
+    from transformers.generation.logits_process import (
+        LogitsProcessorList,
+        TemperatureLogitsWarper,
+        TopKLogitsWarper,
+        TopPLogitsWarper,
+    )
+
+    warp = LogitsProcessorList([TemperatureLogitsWarper(params.temperature)])
+    if params.top_k:
+        warp.append(TopKLogitsWarper(params.top_k))
+    if params.top_p < 1:
+        warp.append(TopPLogitsWarper(params.top_p))
+    ids = torch.tensor([list(prompt) + list(continuation)])
+    with torch.no_grad():
+        logits = model(ids).logits[0].float()
+    out = []
+    for j, token in enumerate(continuation):
+        row = warp(ids[:, : len(prompt) + j], logits[len(prompt) - 1 + j][None].clone())
+        out.append(torch.log_softmax(row[0].double(), -1)[token].item())
+    return out
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        SamplingParams(temperature=0.5, max_new_tokens=16, seed=3),
+        SamplingParams(temperature=0.7, top_k=20, top_p=0.9, max_new_tokens=24, seed=5),
+        SamplingParams(temperature=1.3, top_p=0.5, max_new_tokens=16, seed=7),
+    ],
+)
+def test_sampled_logprobs_are_those_of_the_distribution_sampled_from(policy, prompts, params):
+    """Temperature, top-k and top-p change what is sampled, so they change its log-prob."""
+    for prompt, gen in zip(prompts, policy.generate(prompts, params), strict=True):
+        reference = sampled_logprobs(policy.model, prompt, gen.token_ids, params)
+        assert gen.logprobs == pytest.approx(reference, abs=1e-4)
+        raw = reference_logprobs(policy.model, prompt, gen.token_ids)
+        assert gen.logprobs != pytest.approx(raw, abs=1e-3)  # the old, biased numbers
 
 
 def test_missing_model_dir_is_a_one_line_policy_error(tmp_path):

@@ -125,6 +125,36 @@ def test_sampling_through_a_server_with_weight_sync_trains_like_the_learner(
         served.stop()
 
 
+def test_a_server_at_temperature_below_1_reports_the_log_probs_it_sampled_from(
+    rl_model_dir, tmp_path, monkeypatch
+):
+    """Same weights in server and learner: the importance weights are 1 at any temperature.
+
+    Before, the server reported log-probs of the untempered logits while it sampled from
+    logits / T, so ``tis_weight`` came out near 1.05 at T = 0.5.
+    """
+    served = start_server(rl_model_dir, "--accept-weight-updates", api_key=KEY)
+    monkeypatch.setenv("TURNGYM_API_KEY", KEY)
+    try:
+        for temperature in (0.5, 0.7):
+            remote = GRPOTrainer(
+                _config(
+                    rl_model_dir,
+                    tmp_path / str(temperature),
+                    rollout=f"openai:{served.url}",
+                    temperature=temperature,
+                    steps=1,
+                    minibatches=1,  # one optimiser step: the weights the server holds
+                ),
+                env_fn=Vowels,
+            )
+            row = _rows(remote)[0]
+            assert row["sequences"] > 0
+            assert row["tis_weight"] == pytest.approx(1.0, abs=1e-4), temperature
+    finally:
+        served.stop()
+
+
 def test_a_server_of_other_weights_is_given_the_learners_at_the_start(
     rl_model_dir, tmp_path, monkeypatch
 ):

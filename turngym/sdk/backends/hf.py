@@ -3,9 +3,10 @@
 Generation is batched and left-padded, with its own decoding loop over the KV cache
 (rows that finish leave the batch, so they stop costing compute), greedy or sampled
 with temperature / top-p / top-k, EOS and stop strings, and the log-probability of each
-sampled token under the model's raw distribution. Prompts of very different lengths
-are prefilled in buckets of similar length whose caches are then joined, so little of
-the prefill is spent on padding. ``score`` sums the log-probs of candidate
+sampled token under the distribution it was drawn from (tempered, truncated and
+renormalised; greedy decoding reports the raw distribution's). Prompts of very
+different lengths are prefilled in buckets of similar length whose caches are then
+joined, so little of the prefill is spent on padding. ``score`` sums the log-probs of candidate
 continuations after one shared prompt (one forward over the prompt + candidate rows).
 Qwen2 and Llama models decode their new tokens with ``LeanDecoder`` (backends/decode.py:
 the model's own layers without the framework's per-call overhead, same results);
@@ -262,12 +263,12 @@ class HFPolicy:
                 ]
                 if guided:
                     logits = _restrict(logits, guided)
-                logp = torch.log_softmax(logits.float(), dim=-1)
                 if uniforms is None:
                     picked = logits.argmax(dim=-1)
+                    logp = torch.log_softmax(logits.float(), dim=-1)
+                    picked_logp = logp.gather(1, picked[:, None])[:, 0]
                 else:
-                    picked = _sample(logits.float(), params, uniforms[active, step])
-                picked_logp = logp.gather(1, picked[:, None])[:, 0]
+                    picked, picked_logp = _sample(logits.float(), params, uniforms[active, step])
                 keep: list[int] = []
                 for j, (tok, lp) in enumerate(
                     zip(picked.tolist(), picked_logp.tolist(), strict=True)
@@ -511,11 +512,14 @@ class HFPolicy:
         return check_token_ids(ids, what, empty_ok=empty_ok, vocab_size=self._vocab_size)
 
 
-def _sample(logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor) -> torch.Tensor:
+def _sample(
+    logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """One token per row from the tempered, top-k / top-p truncated distribution.
 
     Inverse-CDF sampling with one given uniform per row, so each row's draw comes from
-    its own random stream.
+    its own random stream. Returns the tokens and their log-probs under that same
+    distribution (what a learner's importance ratio divides by), not the raw logits'.
     """
     import torch
 
@@ -531,8 +535,11 @@ def _sample(logits: torch.Tensor, params: SamplingParams, uniforms: torch.Tensor
         sorted_p = sorted_p.masked_fill(sorted_p.cumsum(-1) - sorted_p >= params.top_p, 0.0)
         probs = torch.zeros_like(probs).scatter(1, order, sorted_p)
     cdf = probs.cumsum(dim=-1)
-    target = uniforms[:, None] * cdf[:, -1:]
-    return torch.searchsorted(cdf, target, right=True)[:, 0].clamp(max=vocab - 1)
+    total = cdf[:, -1:]
+    picked = torch.searchsorted(cdf, uniforms[:, None] * total, right=True)[:, 0]
+    picked = picked.clamp(max=vocab - 1)
+    logp = torch.log(probs.gather(1, picked[:, None]) / total)[:, 0]
+    return picked, logp.float()
 
 
 def _restrict(logits: torch.Tensor, rows: list[tuple[int, list[int]]]) -> torch.Tensor:

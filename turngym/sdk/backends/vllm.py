@@ -1,10 +1,13 @@
 """``VLLMPolicy``: the ``Policy`` protocol over a ``vllm.LLM`` engine (CUDA machines).
 
 Same interface as ``HFPolicy``: token-id prompts in, ``Generation`` records out, with the
-log-prob of each sampled token (vLLM's ``logprobs=0``: the sampled token only, from
-the raw distribution), candidate scoring through ``prompt_logprobs``, and a
-``load_weights`` hook so trainers can push updated weights into the engine. vllm is
-imported when a ``VLLMPolicy`` is built, never by ``import turngym``.
+log-prob of each sampled token (vLLM's ``logprobs=0``: the sampled token only, under
+the distribution it was drawn from: the engine is started with
+``logprobs_mode="processed_logprobs"``, which vLLM has had since 0.10.2; an older vLLM
+reports the raw distribution's and says so in a warning), candidate scoring through
+``prompt_logprobs``, and a ``load_weights`` hook so trainers can push updated weights
+into the engine. vllm is imported when a ``VLLMPolicy`` is built, never by
+``import turngym``.
 
 Determinism: each prompt gets its own vLLM seed derived from ``(params.seed, index)``,
 as ``HFPolicy`` does, so a prompt's sample does not depend on the rest of the batch.
@@ -12,9 +15,11 @@ as ``HFPolicy`` does, so a prompt's sample does not depend on the rest of the ba
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import secrets
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -47,6 +52,17 @@ class VLLMPolicy:
             raise PolicyError(VLLM_MISSING) from None
         self._vllm = vllm
         directory = _model_dir(model_dir)
+        if _knows_logprobs_mode(vllm):
+            # as HFPolicy: log-probs after temperature/top-p/top-k, what was sampled from
+            llm_kwargs.setdefault("logprobs_mode", "processed_logprobs")
+        else:
+            warnings.warn(
+                f"vllm {getattr(vllm, '__version__', '?')} reports log-probs of the raw "
+                "distribution: at temperature != 1 or with top-p/top-k the importance "
+                "weights of its rollouts are biased; vllm >= 0.10.2 reports the sampled ones",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         try:
             self.llm = vllm.LLM(model=str(directory), **llm_kwargs)
         except Exception as error:  # engine start-up fails in many ways; the user needs one
@@ -148,3 +164,11 @@ class VLLMPolicy:
 def _row_seed(seed: int, row: int) -> int:
     digest = hashlib.blake2b(f"{seed}:{row}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 33  # vllm seeds are 31-bit ints
+
+
+def _knows_logprobs_mode(vllm: Any) -> bool:
+    """Whether this vllm's engine takes ``logprobs_mode`` (0.10.2 and later)."""
+    args = getattr(vllm, "EngineArgs", None)
+    if args is None or not dataclasses.is_dataclass(args):
+        return False
+    return any(f.name == "logprobs_mode" for f in dataclasses.fields(args))
