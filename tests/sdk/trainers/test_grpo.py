@@ -320,3 +320,33 @@ def test_keep_fraction_and_scale_that_do_not_apply_are_config_errors(rl_model_di
         with pytest.raises(ValueError, match="scale="):
             config(rl_model_dir, tmp_path, advantage=advantage, scale="none")
     config(rl_model_dir, tmp_path, advantage="gigpo", scale="none", keep_fraction=0.5)
+
+
+def test_old_and_reference_log_probs_are_taken_without_dropout(tmp_path):
+    """GPT-2 has dropout 0.1: the passes that fix the ratio's denominator and the KL
+    reference must give the same numbers every time, so they run in eval mode."""
+    import torch
+
+    from turngym.sdk.models import build_tiny_model
+
+    model_dir = build_tiny_model(tmp_path / "gpt2", arch="gpt2", hidden=32, layers=2, heads=2)
+    trainer = GRPOTrainer(
+        config(model_dir, tmp_path, minibatches=2, beta=0.1, lora_rank=4, group_size=4)
+    )
+    episodes = trainer.collect(0)
+    seqs = trainer.sequences(episodes, trainer.advantages(episodes))
+    assert seqs
+    original = trainer._old_logprobs
+    seen: list[bool] = []
+
+    def twice(seqs_, model):
+        seen.append(model.training)
+        first, second = original(seqs_, model), original(seqs_, model)
+        for a, b in zip(first, second, strict=True):
+            assert torch.equal(a, b), "two passes over the same tokens disagree (dropout)"
+        return first
+
+    trainer._old_logprobs = twice
+    trainer.update(seqs, 0)
+    assert seen == [False, False]  # the old log-probs, then the (adapter-free) reference
+    assert trainer.model.training is False

@@ -359,10 +359,13 @@ class GRPOTrainer:
             group["lr"] = lr
         if not seqs:
             return {"loss": 0.0, "grad_norm": 0.0, "clip_fraction": 0.0, "kl": 0.0, "lr": lr}
-        self.model.train()
         updates = c.epochs * c.minibatches
+        # Before train(): dropout in these passes would make two runs over the same
+        # tokens disagree, and the ratios and KL would measure that noise.
+        self.model.eval()
         old = self._old_logprobs(seqs, self.model) if updates > 1 else None
         ref = self._ref_logprobs(seqs) if c.beta > 0 else None
+        self.model.train()
         max_tokens = max(sum(s.loss_mask) for s in seqs)
         rng = random.Random(f"{c.seed}:minibatch:{step}")
         totals: dict[str, float] = {}
