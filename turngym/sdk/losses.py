@@ -48,7 +48,8 @@ def policy_loss(
         aggregation: ``"token_mean"`` (mean over all unmasked tokens of the batch),
             ``"seq_mean"`` (mean over sequences of each one's token mean) or
             ``"dr_grpo"`` (sum over tokens divided by ``batch x max_tokens``, a constant,
-            so long and short answers are not weighted differently).
+            so long and short answers are not weighted differently; Dr. GRPO takes the
+            generation budget, as ``GRPOTrainer`` does with ``max_new_tokens``).
         ref_logprobs: the reference policy's log-probs (for the KL penalty).
         beta: the KL weight: adds ``beta`` x the k3 estimate of KL(policy || reference).
         entropy: the policy's per-token entropy.

@@ -350,3 +350,40 @@ def test_old_and_reference_log_probs_are_taken_without_dropout(tmp_path):
     trainer.update(seqs, 0)
     assert seen == [False, False]  # the old log-probs, then the (adapter-free) reference
     assert trainer.model.training is False
+
+
+def test_dr_grpo_divides_by_a_constant_not_by_the_batchs_longest_answer(rl_model_dir, tmp_path):
+    """Dr. GRPO's divisor is the generation budget: a long zero-advantage answer in the
+    batch leaves the loss of the others as it was."""
+    import dataclasses
+
+    trainers = [
+        GRPOTrainer(
+            config(
+                rl_model_dir,
+                tmp_path / name,
+                aggregation="dr_grpo",
+                constrained=False,
+                max_new_tokens=16,
+            )
+        )
+        for name in ("short", "long")
+    ]
+    episodes = trainers[0].collect(0)
+    seqs = trainers[0].sequences(episodes, [[1.0] * ep.length for ep in episodes])
+    learner, other = seqs[0], seqs[1]
+    quiet = dataclasses.replace(other, advantages=[0.0] * len(other.advantages))
+    longer = dataclasses.replace(
+        quiet,
+        input_ids=quiet.input_ids * 3,
+        loss_mask=quiet.loss_mask * 3,
+        old_logprobs=quiet.old_logprobs * 3,
+        advantages=quiet.advantages * 3,
+    )
+    assert sum(longer.loss_mask) > sum(learner.loss_mask)
+    short_loss = trainers[0].update([learner, quiet], 0)["loss"]
+    long_loss = trainers[1].update([learner, longer], 0)["loss"]
+    assert short_loss != 0
+    assert long_loss == pytest.approx(short_loss, rel=1e-5)
+    # the constant: a token sum of -A per token over 2 sequences x 16 budgeted tokens
+    assert short_loss == pytest.approx(-sum(learner.loss_mask) / (2 * 16), rel=1e-5)

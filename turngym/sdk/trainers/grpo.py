@@ -366,7 +366,9 @@ class GRPOTrainer:
         old = self._old_logprobs(seqs, self.model) if updates > 1 else None
         ref = self._ref_logprobs(seqs) if c.beta > 0 else None
         self.model.train()
-        max_tokens = max(sum(s.loss_mask) for s in seqs)
+        # dr_grpo's divisor: Dr. GRPO's constant, the generation budget of a turn, never a
+        # batch's longest answer (that would move the step size with every batch).
+        max_tokens = c.max_new_tokens
         rng = random.Random(f"{c.seed}:minibatch:{step}")
         totals: dict[str, float] = {}
         count = 0

@@ -105,7 +105,10 @@ class GRPOConfig:
         "keep_fraction": "StarPO-S: keep this share of groups, highest return spread first",
         "clip_low": "ratio clip below: 1 - clip_low",
         "clip_high": "ratio clip above: 1 + clip_high (DAPO clip-higher)",
-        "aggregation": "loss aggregation: token_mean, seq_mean or dr_grpo",
+        "aggregation": (
+            "loss aggregation: token_mean, seq_mean or dr_grpo (token sum / (sequences x "
+            "max_new_tokens): Dr. GRPO's constant divisor, the generation budget)"
+        ),
         "beta": "KL(policy || initial policy) weight (k3 estimator); 0 keeps no reference",
         "entropy_coef": "entropy bonus weight",
         "lr": "AdamW learning rate (None: 1e-3 for tiny, 1e-4 with LoRA, else 1e-6)",
