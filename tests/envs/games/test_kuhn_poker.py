@@ -231,19 +231,32 @@ def test_invalid_actions_say_why(before, action, reason):
     assert game.agent_selection == agent and game.check_invariants() is None
 
 
-def test_forfeit_folds_the_hand_and_ends_the_episode():
+def test_forfeit_loses_the_match_and_ends_the_episode():
     game = dealt([K, J], rounds=5, max_invalid_actions=2, invalid_action_penalty=0.5)
     game.step("check")
     game.step("bet")  # player_1 bets: 2 chips in, player_0 1
     game.step("raise")
     game.step(3)
     assert game.over and game.hand == 1
-    # the fold costs player_0 its ante; the two penalties move 1 more chip of reward
-    assert game.returns == [-2.0, 2.0] and game.stacks == [99, 101]
+    # the match is lost: 2 chips a hand x 5 hands; the two penalties move 1 more of reward
+    assert game.returns == [-11.0, 11.0] and game.stacks == [90, 110]
     assert game.check_invariants() is None
     text = game.observe("player_1")["text"]
-    assert "player_0 forfeits after too many invalid actions and folds" in text
-    assert "Game over after 1 hand: player_1 wins 1 chip" in text
+    assert "player_0 forfeits after too many invalid actions and loses the match" in text
+    assert "Game over after 1 hand: player_1 wins 10 chips" in text
+
+
+def test_a_player_ahead_in_chips_cannot_keep_its_lead_by_forfeiting():
+    game = dealt([K, J], rounds=5, max_invalid_actions=1)
+    game.step("bet")
+    game.step("fold")  # player_0 wins hand 1: +1
+    assert game.returns == [1.0, -1.0] and not game.over
+    agent = game.agent_selection
+    game.step("nonsense")  # whoever is to act in hand 2 quits
+    i = int(agent[-1])
+    assert game.over and not game.success(agent)
+    assert game.returns[i] == -10.0 and game.returns[1 - i] == 10.0
+    assert game.check_invariants() is None
 
 
 @pytest.mark.parametrize(

@@ -214,13 +214,15 @@ def test_invalid_actions_say_why(before, action, reason):
     assert game.agent_selection == agent and game.check_invariants() is None
 
 
-def test_forfeit_folds_the_hand_and_ends_the_episode():
+def test_forfeit_loses_the_match_and_ends_the_episode():
     game = dealt("K♠", "Q♠", "J♠", rounds=3, max_invalid_actions=1)
     play(game, ["bet", "call", "check"])
     game.step(None)  # player_1, in round 2: not a string
-    assert game.over and game.returns == [3, -3] and game.check_invariants() is None
+    # the match: 13 chips a hand (the most a hand can cost) x 3 hands
+    assert game.over and game.returns == [39, -39] and game.check_invariants() is None
+    assert not game.success("player_1") and game.success("player_0")
     text = game.observe("player_0")["text"]
-    assert "player_1 forfeits after too many invalid actions and folds" in text
+    assert "player_1 forfeits after too many invalid actions and loses the match" in text
 
 
 @pytest.mark.parametrize(

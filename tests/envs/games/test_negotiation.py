@@ -208,11 +208,12 @@ def test_turns_left_and_invalid_actions_do_not_use_turns():
     assert "Turn 2 of 3; you have 1 turn(s) left." in game.observe("player_1")["text"]
 
 
-def test_forfeit_pays_value_changes_in_value_mode():
+def test_a_forfeit_in_value_mode_costs_more_than_any_trade_could():
     game = start(max_turns=6, reward="value", max_invalid_actions=1)
     play(game, ["[Offer: 2 Wood -> 1 Sheep]", "[Accept]", "[Accept]"])  # the last is invalid
-    # value changes -5 and -1, then the forfeit: -1 to player_0, +1 to player_1
-    assert game.over and game.returns == [-6.0, 0.0]
+    # player_1 is paid its value change (-1); player_0, who quit, its whole start value + 1
+    assert game.over and game.returns == [-float(game.start_values[0]) - 1, -1.0]
+    assert not game.success("player_0")
     game = start(max_turns=6, max_invalid_actions=1)
     play(game, ["[Offer: 2 Wood -> 1 Sheep]", "[Accept]", "[Accept]"])
     assert game.returns == [-1.0, 1.0]

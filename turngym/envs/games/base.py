@@ -54,7 +54,8 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         ``self.current``.
         ``_view(i) -> str``: what player ``i`` sees of the game now.
         ``_render() -> str``: the full state (all private information) as text.
-    Optionally ``_forfeit(i)`` (what a player loses by too many invalid actions) and
+    Optionally ``_forfeit(i)`` (what a player loses by too many invalid actions: the
+    match, always, with a return no better than the worst the game has) and
     ``success(agent)``.
 
     Args:
@@ -459,11 +460,17 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         raise NotImplementedError
 
     def _forfeit(self, i: int) -> None:
-        """Player ``i`` made one invalid action too many: it loses 1, the others share 1."""
+        """Player ``i`` made one invalid action too many and loses the match.
+
+        It loses 1 plus whatever it had gained so far, so its return ends at
+        ``min(return so far, 0) - 1``: never above -1, so quitting while ahead never
+        pays. The others share what it loses (a zero-sum game stays zero-sum).
+        """
         others = [k for k in range(self.n) if k != i]
-        self.pay(i, -1.0)
+        loss = 1.0 + max(0.0, self._returns[i] + self._step_rewards[i])
+        self.pay(i, -loss)
         for k in others:
-            self.pay(k, 1.0 / len(others))
+            self.pay(k, loss / len(others))
         self.finish(f"{self.possible_agents[i]} forfeits after too many invalid actions.")
 
     # -- plumbing --------------------------------------------------------------------

@@ -7,7 +7,9 @@ they talk and trade. An action is free text with at most one bracketed command:
 ``[Deny]``; the rest is talk, relayed to the other player. At the end each player's
 value change is scored with its own values: ``reward="zero_sum"`` (default, as in
 SPIRAL) pays +1 to the larger change and -1 to the other (0 each when equal);
-``reward="value"`` pays each player its own value change (not zero-sum).
+``reward="value"`` pays each player its own value change (not zero-sum). A forfeit (too
+many invalid actions) always loses the match: -1 in ``zero_sum``, and in ``value`` minus
+the forfeiter's whole starting value, minus 1.
 """
 
 from __future__ import annotations
@@ -464,10 +466,20 @@ class SimpleNegotiation(TextGame[Move]):
             self.finish(f"{result} {names[w]} wins.")
 
     def _forfeit(self, i: int) -> None:
-        if not self.zero_sum:  # "value": the value changes so far are paid too
-            for k in range(2):
-                self.pay(k, float(self.value_of(k) - self.start_values[k]))
-        super()._forfeit(i)
+        """Too many invalid actions lose the match.
+
+        ``zero_sum``: -1 to the forfeiter, +1 to the other (``TextGame._forfeit``).
+        ``value``: the other is paid its value change so far; the forfeiter gets minus
+        its starting value, minus 1: worse than losing everything it held by trading,
+        so quitting while ahead never pays.
+        """
+        if self.zero_sum:
+            super()._forfeit(i)
+            return
+        w = 1 - i
+        self.pay(w, float(self.value_of(w) - self.start_values[w]))
+        self.pay(i, -float(self.start_values[i]) - 1.0)
+        self.finish(f"{self.possible_agents[i]} forfeits after too many invalid actions.")
 
     # -- what players see ------------------------------------------------------------
 

@@ -138,10 +138,30 @@ class PokerGame(TextGame[str]):
         return f"Game over after {hands}: {result} (final stacks: {stacks})."
 
     def _forfeit(self, i: int) -> None:
-        """Too many invalid actions in a row: the player folds this hand; the game ends."""
-        self._win(
-            1 - i, f"{PLAYERS[i]} forfeits after too many invalid actions and folds", last=True
+        """Too many invalid actions in a row lose the match, whatever the score.
+
+        The bets of the hand go back, then the forfeiter pays what takes it to
+        ``max_loss * rounds`` chips down over the match (the most it could lose by
+        playing every hand out), the other player that many up; the game ends. A player
+        ahead in chips cannot keep its lead by quitting.
+        """
+        w = 1 - i
+        for k in (0, 1):
+            self.stacks[k] += self.put[k]
+        self.pot, self.put = 0, [0, 0]
+        owed = self.max_loss * self.rounds + self.net[i]  # net: the settled hands
+        self.stacks[i] -= owed
+        self.stacks[w] += owed
+        self.net[i] -= owed
+        self.net[w] += owed
+        self.pay(i, float(-owed))
+        self.pay(w, float(owed))
+        self.hand += 1
+        self.announce(
+            f"{PLAYERS[i]} forfeits after too many invalid actions and loses the match "
+            f"({PLAYERS[i]} -{owed}, {PLAYERS[w]} +{owed})."
         )
+        self.finish(self._final())
 
     # -- actions -------------------------------------------------------------------------
 
