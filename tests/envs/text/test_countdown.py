@@ -302,6 +302,8 @@ def test_multi_legal_actions_are_exactly_the_positive_whole_steps() -> None:
         ("25 - 5 - 4", "a step is two numbers and one operation"),
         ("(25 - 5) * 4 + 7", "a step is two numbers and one operation"),
         ("", "the step is empty"),
+        ("9" * 5000 + " + 5", "(5000 digits) is not among the numbers left (4, 5, 7, 25)"),
+        ("25 * " + "1" * 4301, "(4301 digits) is not among the numbers left"),
     ],
 )
 def test_multi_invalid_steps(action: str, reason: str) -> None:

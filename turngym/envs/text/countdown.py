@@ -61,6 +61,7 @@ _MAX_DEPTH = 30
 _OPS = "+-*/"
 # Unicode and ASCII spellings accepted for each operator.
 _OP_ALIASES = {"×": "*", "x": "*", "X": "*", "·": "*", "÷": "/", "−": "-", "–": "-", ":": "/"}
+_MAX_DIGITS = 40
 _STEP = re.compile(r"(\d+)\s*([-+*/])\s*(\d+)(?:\s*=\s*\d+)?", re.ASCII)
 _TRAILING_RESULT = re.compile(r"\s*=\s*-?\d+(?:\s*/\s*\d+)?\s*$")
 
@@ -436,6 +437,13 @@ class CountdownEnv(TextEnv[Any]):
                 f"a step is two numbers and one operation (+ - * /), e.g. 25 - 5; got "
                 f"{preview(normalize_action(action))}"
             )
+        for digits in (match.group(1), match.group(3)):
+            # never a pool number (they stay far below this), and int() refuses 4,300+ digits
+            if len(digits) > _MAX_DIGITS:
+                return Invalid(
+                    f"{digits[:12]}... ({len(digits)} digits) is not among the numbers left "
+                    f"({_numbers_text(self.pool)})"
+                )
         a, op, b = int(match.group(1)), match.group(2), int(match.group(3))
         have = Counter(self.pool)
         for n in (a, b):
