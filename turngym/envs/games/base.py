@@ -80,6 +80,10 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     zero_sum: bool = True
     """Per-step rewards of all players sum to zero (a class default; a game with a
     reward option may set it per instance)."""
+    cooperative: ClassVar[bool] = False
+    """All players score together and ``success`` is a perfect team score, which a good
+    but imperfect player may rarely reach (``turngym.testing`` then asks its expert to
+    beat a random player's return instead)."""
     player_counts: ClassVar[tuple[int, ...]] = (2,)
     """The numbers of players the game can be played by (``num_players`` is checked)."""
     max_obs_length: ClassVar[int] = 65_536

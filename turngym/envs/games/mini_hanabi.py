@@ -134,6 +134,7 @@ class MiniHanabi(TextGame[Move]):
     metadata: ClassVar[dict[str, Any]] = {**TextGame.metadata, "name": "mini_hanabi_v0"}
     player_counts = (2, 3)
     zero_sum = False
+    cooperative = True
 
     def __init__(
         self,
