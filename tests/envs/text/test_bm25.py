@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
@@ -97,14 +96,10 @@ def test_bad_parameters(kwargs, message):
         BM25Index(TINY, **kwargs)
 
 
-def test_fast_on_the_corpus():
+def test_every_title_finds_its_own_document_in_the_corpus():
+    # (speed is measured in benchmarks, never asserted here)
     texts = [f"{d.title}. {d.text}" for d in load_corpus().docs]
-    start = time.perf_counter()
     index = BM25Index(texts)
-    assert time.perf_counter() - start < 0.5
     queries = [text.split(".")[0] for text in texts]
-    start = time.perf_counter()
-    for query in queries:
-        index.search(query, 5)
-    per_query = (time.perf_counter() - start) / len(queries)
-    assert per_query < 0.005
+    hits = sum(k in [i for i, _ in index.search(query, 5)] for k, query in enumerate(queries))
+    assert hits >= 0.9 * len(queries), (hits, len(queries))

@@ -3,7 +3,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -401,8 +400,7 @@ def test_interpreter_exits_promptly_with_a_shared_engine():
         "env.step('e4')\n"
         "print('done')\n"
     )
-    start = time.perf_counter()
-    out = subprocess.run(
+    out = subprocess.run(  # the timeout is the hang guard
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
@@ -411,7 +409,6 @@ def test_interpreter_exits_promptly_with_a_shared_engine():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "done"
-    assert time.perf_counter() - start < 20
 
 
 # -- endgames -------------------------------------------------------------------------------

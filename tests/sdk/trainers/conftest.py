@@ -19,8 +19,8 @@ def rl_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def measured_training():
     """Train a trainer and return (success before, success after, CPU seconds), printed.
 
-    The budget a learning test asserts is CPU time on one thread: on a shared machine
-    the wall clock also counts other processes' turns.
+    Learning tests bound their budget in steps; the CPU time is printed for the record
+    and never asserted (it depends on the machine and its load).
     """
     import time
 
