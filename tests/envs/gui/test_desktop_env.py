@@ -72,6 +72,21 @@ def test_click_by_index_and_by_pixels_reach_the_same_widget(env):
     assert 'value="second line\\nthird: ünï €" focused' in obs["text"]
 
 
+def test_typing_more_distinct_characters_than_spare_keycodes_delivers_every_one(env):
+    """Borrowed keycodes are remapped within one call: each remap waits for the apps."""
+    env.reset(seed=0)
+    device = env.unwrapped._input
+    settled = []
+    real = device.settle
+    device.settle = lambda: (settled.append(len(device._pressed)), real())
+    body = _widget(env, "text", "Body")
+    env.step(f"click({body['x'] + 10}, {body['y'] + 10})")
+    text = "äöüßçøñžĳΩ€łśźżąęćńőűŕĺľťďňšč αβγ"  # 33 symbols the US keymap lacks
+    env.step(f'type("{text}")')
+    assert env.unwrapped.app_state["notes"]["body"] == text
+    assert settled and all(n > 0 for n in settled)
+
+
 @pytest.mark.parametrize(
     ("action", "message"),
     [

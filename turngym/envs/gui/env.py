@@ -196,6 +196,8 @@ class DesktopEnv(TextEnv[GUIAction]):
             self._stop_all()
             self._display = Display(self.size)
             self._input = make_input(self._display.name, self.input_backend)
+            if hasattr(self._input, "settle"):
+                self._input.settle = self._settle_apps
             self._capture = ScreenCapture(self._display.name, self.size)
         boxes = self._boxes()
         for name, app in list(self._apps.items()):
@@ -399,6 +401,14 @@ class DesktopEnv(TextEnv[GUIAction]):
         self.widgets = widgets
         self.app_state = state
         self._text = self._describe()
+
+    def _settle_apps(self) -> None:
+        """Let every app handle the X events sent so far (before a keycode is remapped)."""
+        for app in self._apps.values():
+            app.send("observe")
+        for app in self._apps.values():
+            app.receive("observe")  # drained and drawn
+            app.receive("observe")  # the widget tree, not needed here
 
     def _grab(self) -> np.ndarray:
         from Xlib.error import ConnectionClosedError

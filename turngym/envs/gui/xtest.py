@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -114,7 +115,16 @@ class InputDevice(Protocol):
 
 
 class XTestInput:
-    """Fake input through the XTEST extension (python-xlib); one round trip per action."""
+    """Fake input through the XTEST extension (python-xlib); one round trip per action.
+
+    Characters the keymap lacks are typed on borrowed spare keycodes, remapped as
+    needed. An app reads a key event's symbol when it handles the event, so a keycode
+    whose earlier press an app may not have handled yet is remapped only after
+    ``settle()`` (the env sets it to drain its apps' X events) has returned.
+    """
+
+    settle: Callable[[], None] | None = None
+    """Called before a keycode pressed since the last settle is remapped."""
 
     def __init__(self, display_name: str) -> None:
         from Xlib import XK, X, display
@@ -127,9 +137,11 @@ class XTestInput:
             raise RuntimeError(f"the X server {display_name} has no XTEST extension")
         low, high = self.dpy.display.info.min_keycode, self.dpy.display.info.max_keycode
         mapping = self.dpy.get_keyboard_mapping(low, high - low + 1)
-        # Keycodes with no symbols: borrowed to type characters the keymap lacks.
-        self._spare = [low + i for i, syms in enumerate(mapping) if not any(syms)][-8:]
+        # Keycodes with no symbols (19 on Xvfb): borrowed to type what the keymap lacks,
+        # least recently used first.
+        self._spare = [low + i for i, syms in enumerate(mapping) if not any(syms)]
         self._borrowed: dict[int, int] = {}
+        self._pressed: set[int] = set()  # borrowed keycodes pressed since the last settle
 
     def _fake(self, kind: int, detail: int = 0, x: int = 0, y: int = 0) -> None:
         self._xtest.fake_input(self.dpy, kind, detail, x=x, y=y)
@@ -172,11 +184,20 @@ class XTestInput:
                 return keycode, index == 1
         for keycode, borrowed in self._borrowed.items():
             if borrowed == keysym:
+                self._spare.remove(keycode)
+                self._spare.append(keycode)
                 return keycode, False
         if not self._spare:
             raise RuntimeError("no spare keycode to type this character")
         keycode = self._spare.pop(0)
         self._spare.append(keycode)
+        if keycode in self._pressed:
+            # An app may still hold this keycode's last press unread: let it catch up
+            # first, or it would read the new symbol for the old press.
+            self.dpy.sync()
+            if self.settle is not None:
+                self.settle()
+            self._pressed.clear()
         self.dpy.change_keyboard_mapping(keycode, [(keysym, keysym)])
         self.dpy.sync()
         self._borrowed[keycode] = keysym
@@ -188,6 +209,7 @@ class XTestInput:
         for name in keysym_names(chord):
             keysym = self._XK.string_to_keysym(name) or ord(name)
             codes.append(self._keycode(keysym)[0])
+        self._pressed.update(code for code in codes if code in self._borrowed)
         for code in codes:
             self._fake(self._X.KeyPress, code)
         for code in reversed(codes):
@@ -200,6 +222,8 @@ class XTestInput:
         for char in text:
             keysym = _char_keysym(char, self._XK)
             code, shifted = self._keycode(keysym)
+            if code in self._borrowed:
+                self._pressed.add(code)
             if shifted:
                 self._fake(self._X.KeyPress, shift)
             self._fake(self._X.KeyPress, code)
