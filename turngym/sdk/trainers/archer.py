@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from turngym.sdk.batches import TrainSequence
+from turngym.sdk.hf_compat import quiet
 from turngym.sdk.records import Episode
 from turngym.sdk.replay import ReplayBuffer, ReplayTransition
 from turngym.sdk.trainers.common import (
@@ -662,7 +663,8 @@ class ArCHerTrainer:
         import torch
 
         def write(tmp: Path) -> None:
-            self.model.save_pretrained(tmp / "model")
+            with quiet():
+                self.model.save_pretrained(tmp / "model")
             self.tokenizer.save_pretrained(tmp / "model")
             state = {k: v.state_dict() for k, v in self._stateful().items()}
             state.update(step=self.step, updates=self.updates, config=self.config.to_dict())

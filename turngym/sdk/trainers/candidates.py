@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from turngym.sdk.hf_compat import cache_kwargs, output_cache
+
 if TYPE_CHECKING:
     import torch
 
@@ -118,7 +120,7 @@ def _prompt_bucket(
         attn[s, : len(p)] = 1
     ids, attn = ids.to(device), attn.to(device)
     out = decoder(input_ids=ids, attention_mask=attn, use_cache=True)
-    cache = out.past_key_values
+    cache = output_cache(out)
     cache.batch_select_indices(owner)  # one copy of its prompt's cache per candidate
     clen = torch.tensor([len(c) for c in cands], device=device)
     cids = torch.zeros((len(cands), width), dtype=torch.long)
@@ -131,8 +133,8 @@ def _prompt_bucket(
         input_ids=cids,
         attention_mask=torch.cat([attn[owner], cattn], dim=1),
         position_ids=plen[owner][:, None] + torch.arange(width, device=device),
-        past_key_values=cache,
         use_cache=True,
+        **cache_kwargs(cache),
     ).last_hidden_state
     first = out.last_hidden_state[owner, plen[owner] - 1]  # predicts each candidate's first token
     pred = torch.cat([first[:, None], hidden[:, :-1]], dim=1)

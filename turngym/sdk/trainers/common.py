@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from turngym.sdk.hf_compat import quiet
+
 __all__ = [
     "WRAPPERS",
     "MetricsLog",
@@ -517,7 +519,9 @@ def restore_weights(model: Any, saved_dir: Path, lora: bool) -> None:
     from transformers import AutoModelForCausalLM
 
     dtype = next(model.parameters()).dtype
-    model.load_state_dict(AutoModelForCausalLM.from_pretrained(saved_dir, dtype=dtype).state_dict())
+    with quiet():
+        saved = AutoModelForCausalLM.from_pretrained(saved_dir, dtype=dtype)
+    model.load_state_dict(saved.state_dict())
 
 
 def save_final_model(
@@ -528,7 +532,8 @@ def save_final_model(
 
     from turngym.sdk.agents import AGENT_SETTINGS
 
-    (copy.deepcopy(model).merge_and_unload() if lora else model).save_pretrained(target)
+    with quiet():
+        (copy.deepcopy(model).merge_and_unload() if lora else model).save_pretrained(target)
     tokenizer.save_pretrained(target)
     (target / AGENT_SETTINGS).write_text(json.dumps(settings, indent=1) + "\n")
     return target

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from turngym.sdk import advantages as adv_fns
 from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
+from turngym.sdk.hf_compat import quiet
 from turngym.sdk.losses import policy_loss, truncated_is_weights
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
@@ -573,7 +574,8 @@ class GRPOTrainer:
             return self.run_dir
 
         def write(tmp: Path) -> None:
-            model.save_pretrained(tmp / "model")
+            with quiet():
+                model.save_pretrained(tmp / "model")
             self.tokenizer.save_pretrained(tmp / "model")
             torch.save(
                 {

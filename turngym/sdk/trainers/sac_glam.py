@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from turngym.agents.llm import CandidateAgent
+from turngym.sdk.hf_compat import quiet
 from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
@@ -607,7 +608,8 @@ class SACGLAMTrainer:
         import torch
 
         def write(tmp: Path) -> None:
-            self.model.save_pretrained(tmp / "model")
+            with quiet():
+                self.model.save_pretrained(tmp / "model")
             self.tokenizer.save_pretrained(tmp / "model")
             torch.save(
                 {

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from turngym.sdk.batches import TrainSequence
+from turngym.sdk.hf_compat import cache_kwargs, output_cache
 
 if TYPE_CHECKING:
     import torch
@@ -75,14 +76,14 @@ def token_logprobs(
     shared = shared_prefix(batch, int(cols.min()) - 1) if share_prefix and len(cols) else 0
     if parts is not None and shared >= MIN_SHARED_PREFIX:
         decoder, head = parts
-        cache = decoder(input_ids=ids[:1, :shared], use_cache=True).past_key_values
+        cache = output_cache(decoder(input_ids=ids[:1, :shared], use_cache=True))
         cache.batch_select_indices(torch.zeros(len(batch), dtype=torch.long, device=device))
         hidden = decoder(
             input_ids=ids[:, shared:],
             attention_mask=attn,
             position_ids=torch.arange(shared, width, device=device).expand(len(batch), -1),
-            past_key_values=cache,
             use_cache=False,
+            **cache_kwargs(cache),
         )[0]
         picked = head(hidden[rows, cols - 1 - shared]).float() / temperature
     elif parts is not None:
