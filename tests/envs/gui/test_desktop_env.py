@@ -232,3 +232,20 @@ def test_a_display_can_run_a_window_manager_and_stops_it():
     assert display.pids == [] and not any(_alive(p) for p in pids if os.path.exists(f"/proc/{p}"))
     with pytest.raises(DisplayError, match="window manager 'no-such-wm' is not installed"):
         Display(window_manager="no-such-wm")
+
+
+@pytest.mark.parametrize(
+    ("missing", "task", "message"),
+    [
+        ("xvfb_available", "gui.notes-create-v0", "GUI envs need Xvfb.*apt-get install xvfb"),
+        ("terminal_available", "gui.terminal-file-v0", "apt-get install xterm"),
+    ],
+)
+def test_a_missing_program_is_named_when_the_env_is_made(monkeypatch, missing, task, message):
+    from turngym.envs.gui import env as gui_env
+    from turngym.envs.gui.display import DisplayError
+
+    monkeypatch.setattr(gui_env, missing, lambda: False)
+    with pytest.raises(DisplayError, match=message) as caught:
+        gym.make(f"turngym/{task}")
+    assert "\n" not in str(caught.value)

@@ -310,3 +310,35 @@ def test_the_oracle_turns_a_patch_into_tool_calls():
 def test_the_oracle_needs_an_swe_env():
     with pytest.raises(TypeError, match="SWEEnv"):
         SWEOracle(gym.make("turngym/Wordle-v0"))
+
+
+def test_an_interpreter_without_pytest_is_refused_when_the_env_is_made(task, tmp_path):
+    """Grading without pytest would score every submission 0 ("missing" tests)."""
+    import sys
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    with pytest.raises(RuntimeError, match=r"cannot import: .*pip install pytest") as caught:
+        SWEEnv(tasks=[task], python=bare / "bin" / "python")
+    assert "\n" not in str(caught.value)
+
+
+def test_a_python_without_pytest_is_told_to_install_the_swe_extra(task, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pytest" else real(name, *a)
+    )
+    with pytest.raises(RuntimeError, match=r"pip install 'turngym\[swe\]'"):
+        SWEEnv(tasks=[task])
+
+
+def test_an_explicit_bwrap_sandbox_without_bubblewrap_is_refused_at_make(task, monkeypatch):
+    from turngym.envs.swe import env as swe_env
+
+    monkeypatch.setattr(
+        swe_env, "bwrap_available", lambda: (False, "bubblewrap is not installed (apt-get ...)")
+    )
+    with pytest.raises(RuntimeError, match="sandbox='bwrap' cannot run here: bubblewrap is not"):
+        SWEEnv(tasks=[task], sandbox="bwrap")

@@ -267,3 +267,13 @@ def test_the_collector_steps_web_envs_at_once_and_the_oracle_solves_them():
         collector.close()
         for env in envs:
             env.close()
+
+
+def test_a_missing_browser_is_named_when_the_env_is_made(monkeypatch, tmp_path):
+    from turngym.envs.web import browser_env
+    from turngym.envs.web.browser import BrowserError
+
+    monkeypatch.setattr(browser_env, "find_chromium", lambda: None)
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))  # no browser of its own
+    with pytest.raises(BrowserError, match="apt-get install chromium"):
+        ToyEnv()

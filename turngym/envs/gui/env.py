@@ -42,10 +42,10 @@ from turngym.envs import reaper
 from turngym.envs.confined import PathRefused
 from turngym.envs.gui.actions import ACTION_HELP, GUIAction, parse_action
 from turngym.envs.gui.apps.client import AppError, AppProcess
-from turngym.envs.gui.display import DEFAULT_SIZE, Display, DisplayError
+from turngym.envs.gui.display import DEFAULT_SIZE, Display, DisplayError, xvfb_available
 from turngym.envs.gui.tasks import TASKS, load_task
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask
-from turngym.envs.gui.terminal import Terminal, TerminalLimits
+from turngym.envs.gui.terminal import Terminal, TerminalLimits, terminal_available
 from turngym.envs.swe.quota import mount_quota
 from turngym.spaces import Unicode
 
@@ -137,6 +137,7 @@ class DesktopEnv(TextEnv[GUIAction]):
         self.wait_seconds = float(wait_seconds)
         self.task_name = task
         self.task: GUITask = load_task(task)
+        _check_programs(self.task)
         self.size = (width, height)
         self.max_turns = max_turns or self.task.max_turns
         self.screenshot = bool(screenshot)
@@ -524,3 +525,14 @@ def _empty(folder: Path) -> None:
                         os.chmod(name, 0o700)
     left = sorted(os.listdir(folder))[:5]
     raise GUIError(f"the episode folder {folder} could not be emptied (left: {left})")
+
+
+def _check_programs(task: GUITask) -> None:
+    """Refuse to make an env whose desktop cannot start here, naming what to install."""
+    if not xvfb_available():
+        raise DisplayError(
+            "GUI envs need Xvfb, which is not installed: apt-get install xvfb "
+            "(scripts/install_system_deps.sh installs every GUI package)"
+        )
+    if TERMINAL in task.apps and not terminal_available():
+        raise DisplayError("this GUI task has a terminal: apt-get install xterm")

@@ -19,7 +19,9 @@ files). ``task=`` fixes one; otherwise each reset draws one from the env's RNG, 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import secrets
+import subprocess
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,7 +33,7 @@ from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
 from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.grading import PLUGIN_DIR, Grade, grade
-from turngym.envs.swe.sandbox import Limits, Sandbox, make_sandbox
+from turngym.envs.swe.sandbox import Limits, Sandbox, bwrap_available, make_sandbox
 from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
 from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
 from turngym.envs.swe.workspace import Base, Workspace, prepare
@@ -106,6 +108,12 @@ class SWEEnv(TextEnv[Call]):
         self.python = Path(python) if python is not None else None
         if self.python is not None and not self.python.is_file():
             raise ValueError(f"python={str(python)!r} is not a file; give an interpreter's path")
+        if sandbox == "bwrap":
+            ok, why = bwrap_available()
+            if not ok:
+                raise RuntimeError(f"sandbox='bwrap' cannot run here: {why}")
+        if sandbox != "docker" and not all(t.image for t in self.tasks):
+            _check_pytest(self.python)
         self.limits = limits or Limits()
         self.max_turns = max_turns
         self.task: SWETask | None = None
@@ -317,3 +325,28 @@ def _remove(root: Path, sandboxes: dict[tuple[str, str | None], Sandbox]) -> Non
             sandbox.close()
     sandboxes.clear()
     reaper.remove_dir(root)  # unmounts the workspaces' quotas first
+
+
+def _check_pytest(python: Path | None) -> None:
+    """Refuse to make the env when the tests' interpreter cannot import pytest.
+
+    Grading runs pytest in ``python`` (default: this interpreter); without it every
+    submission would score 0 with its tests missing.
+    """
+    if python is None:
+        if importlib.util.find_spec("pytest") is not None:
+            return
+        where, fix = "this Python", "pip install 'turngym[swe]'"
+    else:
+        try:
+            probe = subprocess.run(
+                [str(python), "-c", "import pytest"], capture_output=True, timeout=60
+            )
+            if probe.returncode == 0:
+                return
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        where, fix = f"python={str(python)!r}", f"{python} -m pip install pytest"
+    raise RuntimeError(
+        f"SWE grading runs the tests with pytest, which {where} cannot import: {fix}"
+    )

@@ -18,7 +18,9 @@ With ``screenshot=True`` observations are ``{"text", "screenshot"}`` dicts, and
 from __future__ import annotations
 
 import contextlib
+import os
 import urllib.parse
+from pathlib import Path
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -27,7 +29,7 @@ from gymnasium import spaces
 
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.web.actions import ACTIONS, ELEMENT_ID, WebAction, parse_action
-from turngym.envs.web.browser import DEFAULT_TIMEOUT_S, BrowserError, BrowserHost
+from turngym.envs.web.browser import DEFAULT_TIMEOUT_S, BrowserError, BrowserHost, find_chromium
 from turngym.envs.web.page import WebPage
 from turngym.envs.web.server import LocalServer
 from turngym.envs.web.tasks import WSGIApp
@@ -94,6 +96,7 @@ class BrowserEnv(TextEnv[WebAction]):
         width, height = (int(v) for v in viewport)
         if not (64 <= width <= 4096 and 64 <= height <= 4096):
             raise ValueError(f"viewport must be (width, height) in 64..4096, got {viewport!r}")
+        _check_browser()
         self.max_turns = max_turns
         self.set_of_marks = bool(set_of_marks)
         self.screenshot = bool(screenshot) or self.set_of_marks
@@ -300,3 +303,23 @@ class BrowserEnv(TextEnv[WebAction]):
         """Apply one action; a malformed one comes back as ``invalid_action``."""
         obs, reward, terminated, truncated, info = super().step(action)
         return self._with_screenshot(obs), reward, terminated, truncated, info
+
+
+def _check_browser() -> None:
+    """Refuse to make a web env that could never start a browser here, naming the fix."""
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        raise BrowserError(
+            "web envs need Playwright: pip install 'turngym[web]' (and Chromium: "
+            "apt-get install chromium)"
+        )
+    if find_chromium() is None and not any(
+        Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache/ms-playwright")).glob(
+            "chromium*"
+        )
+    ):
+        raise BrowserError(
+            "web envs need Chromium, which is not installed: apt-get install chromium "
+            "(or point TURNGYM_CHROMIUM at a Chromium binary)"
+        )
