@@ -362,6 +362,8 @@ class Parsed:
     number: float | None = None
     """millions, from "more than 5 million people" """
     language_context: bool = False
+    negated: bool = False
+    """the question asks the opposite ("not in Europe", "outside Asia", "far from the sea")"""
 
 
 def find_city(text: str) -> City | None:
@@ -459,7 +461,25 @@ def parse_question(question: str) -> Parsed:
         sign=sign,
         number=number,
         language_context="language" in topics,
+        negated=_negated(tokens),
     )
+
+
+# "Isn't it in Europe?" opens with a contraction and asks for a yes; a negation later
+# on ("Is it not in Europe?", "so it isn't coastal?") asks the opposite.
+_NEGATORS = _words("not never outside isnt arent doesnt dont wasnt cant nor")
+_NEGATING_PHRASES = ("far from", "away from", "nowhere near", "not near")
+
+
+def _negated(tokens: list[str]) -> bool:
+    """Whether a yes/no question asks the opposite of its claims."""
+    body = tokens[1:] if tokens and tokens[0] in _AUX else tokens
+    if body[-2:] == ["or", "not"]:  # "Is it in Europe or not?" asks the plain question
+        body = body[:-2]
+    text = f" {' '.join(body)} "
+    if any(f" {phrase} " in text for phrase in _NEGATING_PHRASES):
+        return True
+    return sum(t in _NEGATORS for t in body) % 2 == 1  # "not outside" is inside
 
 
 # -- answering -------------------------------------------------------------------------
@@ -577,6 +597,8 @@ def _yes_no(p: Parsed, city: City) -> Answer | None:
     if not preds:
         return None
     yes = any(preds) if p.any_of else all(preds)
+    if p.negated:
+        yes = not yes
     return Answer("yes", "Yes.") if yes else Answer("no", "No.")
 
 

@@ -209,18 +209,82 @@ class Parsed:
 def parse_question(question: str) -> Parsed:
     """Classify a question: a guess of a known object, an attribute question, or neither.
 
+    A size comparison is read by its comparative and what it compares with ("smaller than
+    a breadbox" is the breadbox question, negated; "lighter"/"shorter" count as
+    smaller); a comparison with anything but a breadbox, a person or a car is not in the
+    knowledge base (neither). A "not" after the opening words asks the opposite.
+
     >>> parse_question("Can it fly?")
     Parsed(text='Can it fly?', guess=None, attribute='fly', negated=False)
     >>> parse_question("is it an apple").guess
     'apple'
+    >>> parse_question("Is it smaller than a breadbox?").negated
+    True
     """
     guess = find_object(question)
     if guess is not None:
         return Parsed(question, guess=guess)
-    found = match_attribute(question)
+    words = tokens(question)
+    compared = _compared(words)
+    if compared == "unknown":
+        return Parsed(question)
+    found = compared or match_attribute(question)
     if found is None:
         return Parsed(question)
-    return Parsed(question, attribute=found[0], negated=found[1])
+    return Parsed(question, attribute=found[0], negated=found[1] != _negated(words))
+
+
+# Size comparisons: comparative -> "more", what it is compared with -> the attribute.
+_MORE = frozenset(_WORD.findall("bigger larger taller longer heavier wider greater huger"))
+_LESS = frozenset(_WORD.findall("smaller tinier shorter lighter littler narrower"))
+_REFERENCES = {
+    "breadbox": "big",
+    "bread box": "big",
+    "person": "huge",
+    "human": "huge",
+    "man": "huge",
+    "woman": "huge",
+    "adult": "huge",
+    "adult person": "huge",
+    "grown up": "huge",
+    "me": "huge",
+    "you": "huge",
+    "people": "huge",
+    "car": "giant",
+    "automobile": "giant",
+}
+_ARTICLES = frozenset(_WORD.findall("a an the your my one average normal typical regular"))
+_NEGATORS = frozenset(_WORD.findall("not never isnt arent doesnt dont cant wasnt"))
+_OPENERS = frozenset(
+    _WORD.findall("is are does do can could has have was were will would isnt arent")
+)
+
+
+def _compared(words: list[str]) -> tuple[str, bool] | str | None:
+    """What a size comparison asks: ``(attribute, negated)``, or None when there is none.
+
+    ``"unknown"``: a comparison the knowledge base cannot answer ("bigger than a house").
+    """
+    for i, word in enumerate(words[:-1]):
+        if (word in _MORE or word in _LESS) and words[i + 1] == "than":
+            rest = [w for w in words[i + 2 :] if w not in _ARTICLES]
+            for n in (2, 1):
+                attribute = _REFERENCES.get(" ".join(rest[:n]))
+                if attribute is not None:
+                    return attribute, word in _LESS
+            return "unknown"
+    return None
+
+
+def _negated(words: list[str]) -> bool:
+    """A "not" after the opening words ("Is it not an animal?", "Can it not fly?").
+
+    A question that opens with a contraction ("Isn't it an animal?") asks for a yes.
+    """
+    body = words[1:] if words and words[0] in _OPENERS else words
+    if body[-2:] == ["or", "not"]:  # "Is it alive or not?"
+        body = body[:-2]
+    return sum(w in _NEGATORS for w in body) % 2 == 1
 
 
 def rule_based_answer(secret: str, parsed: Parsed) -> tuple[str, AnswerKind]:
