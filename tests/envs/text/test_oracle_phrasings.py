@@ -51,32 +51,30 @@ NEGATIONS = [
 BEYOND = ["Is it bigger than a house?", "Is it smaller than a house?", "Is it bigger than a mouse?"]
 
 
-def _expected(obj, attribute: str, opposite: bool) -> str:
-    if attribute in obj.unknown:
-        return UNKNOWN
-    return YES if (attribute in obj.true) != opposite else NO
+def _wrongly_answered(question: str, attribute: str, opposite: bool) -> list[str]:
+    """The objects whose answer does not follow from the table."""
+    parsed = parse_question(question)
+    wrong = []
+    for obj in OBJECTS:
+        if attribute in obj.unknown:
+            expected = UNKNOWN
+        else:
+            expected = YES if (attribute in obj.true) != opposite else NO
+        if rule_based_answer(obj.name, parsed)[0] != expected:
+            wrong.append(obj.name)
+    return wrong
 
 
 @pytest.mark.parametrize(("question", "attribute", "opposite"), SIZE)
 def test_twenty_questions_size_comparisons(question, attribute, opposite):
-    parsed = parse_question(question)
-    wrong = [
-        obj.name
-        for obj in OBJECTS
-        if rule_based_answer(obj.name, parsed)[0] != _expected(obj, attribute, opposite)
-    ]
+    wrong = _wrongly_answered(question, attribute, opposite)
     assert not wrong, f"{question!r} wrong for {len(wrong)} objects: {wrong[:5]}"
 
 
 @pytest.mark.parametrize(("question", "attribute"), NEGATIONS)
 def test_twenty_questions_negations(question, attribute):
-    parsed = parse_question(question)
-    wrong = [
-        obj.name
-        for obj in OBJECTS
-        if rule_based_answer(obj.name, parsed)[0] != _expected(obj, attribute, True)
-    ]
-    assert not wrong, f"{question!r} wrong for {wrong[:5]}"
+    wrong = _wrongly_answered(question, attribute, opposite=True)
+    assert not wrong, f"{question!r} wrong for {len(wrong)} objects: {wrong[:5]}"
 
 
 @pytest.mark.parametrize("question", BEYOND)
