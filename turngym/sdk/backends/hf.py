@@ -533,14 +533,16 @@ def _sample(
     if params.top_p < 1:
         sorted_p, order = torch.sort(probs, dim=-1, descending=True, stable=True)
         # Keep the smallest head whose mass reaches top_p: drop tokens whose preceding mass does.
-        sorted_p = sorted_p.masked_fill(sorted_p.cumsum(-1) - sorted_p >= params.top_p, 0.0)
-        probs = torch.zeros_like(probs).scatter(1, order, sorted_p)
+        drop = sorted_p.cumsum(-1) - sorted_p >= params.top_p
+        probs = torch.zeros_like(probs).scatter(1, order, sorted_p.masked_fill(drop, 0.0))
+        scaled = scaled.masked_fill(torch.zeros_like(drop).scatter(1, order, drop), float("-inf"))
     cdf = probs.cumsum(dim=-1)
-    total = cdf[:, -1:]
-    picked = torch.searchsorted(cdf, uniforms[:, None] * total, right=True)[:, 0]
+    picked = torch.searchsorted(cdf, uniforms[:, None] * cdf[:, -1:], right=True)[:, 0]
     picked = picked.clamp(max=vocab - 1)
-    logp = torch.log(probs.gather(1, picked[:, None]) / total)[:, 0]
-    return picked, logp.float()
+    # The log-prob in the learner's arithmetic (float log_softmax of logits / T, over the
+    # tokens kept): with the same weights the importance ratio is 1 to the last bit.
+    logp = torch.log_softmax(scaled, dim=-1).gather(1, picked[:, None])[:, 0]
+    return picked, logp
 
 
 def _restrict(logits: torch.Tensor, rows: list[tuple[int, list[int]]]) -> torch.Tensor:
