@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from turngym.sdk.hf_compat import quiet
+from turngym.hf_compat import quiet
 
 __all__ = ["ARCHS", "CHAT_TEMPLATE", "SPECIAL_TOKENS", "build_tiny_model", "env_texts"]
 

@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from turngym.sdk.hf_compat import quiet
+from turngym.hf_compat import quiet
 from turngym.wrappers.game_turns import wrapper_turn
 
 __all__ = [

@@ -380,6 +380,8 @@ class DesktopEnv(TextEnv[GUIAction]):
             reply = app.receive("observe")
             state[name] = reply["state"]
             widgets.extend({"app": name, **w} for w in reply["widgets"])
+        if hasattr(self._input, "settled"):  # the apps drained: no remap need wait for them
+            self._input.settled()
         if self._terminal is not None:
             while self._terminal.notices:
                 self._notices.append(self._terminal.notices.popleft())

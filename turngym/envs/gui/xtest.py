@@ -143,6 +143,10 @@ class XTestInput:
         self._borrowed: dict[int, int] = {}
         self._pressed: set[int] = set()  # borrowed keycodes pressed since the last settle
 
+    def settled(self) -> None:
+        """The apps have handled every event sent so far (the env observed them)."""
+        self._pressed.clear()
+
     def _fake(self, kind: int, detail: int = 0, x: int = 0, y: int = 0) -> None:
         self._xtest.fake_input(self.dpy, kind, detail, x=x, y=y)
 
@@ -197,7 +201,7 @@ class XTestInput:
             self.dpy.sync()
             if self.settle is not None:
                 self.settle()
-            self._pressed.clear()
+            self.settled()
         self.dpy.change_keyboard_mapping(keycode, [(keysym, keysym)])
         self.dpy.sync()
         self._borrowed[keycode] = keysym

@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.hf_compat import cache_kwargs, output_cache, quiet
 from turngym.sdk.backends.decode import LeanDecoder
 from turngym.sdk.choices import ChoiceTree
-from turngym.sdk.hf_compat import cache_kwargs, output_cache, quiet
 from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
 if TYPE_CHECKING:

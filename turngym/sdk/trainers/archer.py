@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from turngym.hf_compat import quiet
 from turngym.sdk.batches import TrainSequence
-from turngym.sdk.hf_compat import quiet
 from turngym.sdk.records import Episode
 from turngym.sdk.replay import ReplayBuffer, ReplayTransition
 from turngym.sdk.trainers.common import (

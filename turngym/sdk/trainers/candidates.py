@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from turngym.sdk.hf_compat import cache_kwargs, output_cache
+from turngym.hf_compat import cache_kwargs, output_cache
 
 if TYPE_CHECKING:
     import torch

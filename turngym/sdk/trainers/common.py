@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from turngym.sdk.hf_compat import quiet
+from turngym.hf_compat import quiet
 
 __all__ = [
     "WRAPPERS",

@@ -44,9 +44,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.hf_compat import quiet
 from turngym.sdk import advantages as adv_fns
 from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
-from turngym.sdk.hf_compat import quiet
 from turngym.sdk.losses import policy_loss, truncated_is_weights
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (

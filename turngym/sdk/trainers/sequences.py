@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from turngym.hf_compat import cache_kwargs, output_cache
 from turngym.sdk.batches import TrainSequence
-from turngym.sdk.hf_compat import cache_kwargs, output_cache
 
 if TYPE_CHECKING:
     import torch

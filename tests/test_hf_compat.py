@@ -8,8 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from turngym.hf_compat import cache_kwargs, output_cache, quiet  # noqa: E402
 from turngym.sdk.backends.hf import HFPolicy  # noqa: E402
-from turngym.sdk.hf_compat import cache_kwargs, output_cache, quiet  # noqa: E402
 from turngym.sdk.models import build_tiny_model  # noqa: E402
 from turngym.sdk.policy import SamplingParams  # noqa: E402
 
