@@ -87,6 +87,20 @@ def test_typing_more_distinct_characters_than_spare_keycodes_delivers_every_one(
     assert settled and all(n > 0 for n in settled)
 
 
+def test_every_remap_after_a_borrowed_press_waits_for_the_apps(env):
+    """Not only a reused keycode: any mapping change waits until the apps read the presses."""
+    env.reset(seed=0)
+    device = env.unwrapped._input
+    settled = []
+    real = device.settle
+    device.settle = lambda: (settled.append(len(device._pressed)), real())
+    body = _widget(env, "text", "Body")
+    env.step(f"click({body['x'] + 10}, {body['y'] + 10})")
+    env.step('type("ü€ñ")')  # three fresh keycodes: two remaps follow a borrowed press
+    assert settled == [1, 1]
+    assert env.unwrapped.app_state["notes"]["body"] == "ü€ñ"
+
+
 @pytest.mark.parametrize(
     ("action", "message"),
     [

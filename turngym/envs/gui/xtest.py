@@ -118,13 +118,14 @@ class XTestInput:
     """Fake input through the XTEST extension (python-xlib); one round trip per action.
 
     Characters the keymap lacks are typed on borrowed spare keycodes, remapped as
-    needed. An app reads a key event's symbol when it handles the event, so a keycode
-    whose earlier press an app may not have handled yet is remapped only after
-    ``settle()`` (the env sets it to drain its apps' X events) has returned.
+    needed. An app reads a key event's symbol when it handles the event, and a mapping
+    change makes it refetch the keymap, so no keycode is remapped while a borrowed
+    key's press may be unread: ``settle()`` (the env sets it to drain its apps' X
+    events) runs first.
     """
 
     settle: Callable[[], None] | None = None
-    """Called before a keycode pressed since the last settle is remapped."""
+    """Called before a remap when a borrowed keycode was pressed since the last settle."""
 
     def __init__(self, display_name: str) -> None:
         from Xlib import XK, X, display
@@ -195,9 +196,9 @@ class XTestInput:
             raise RuntimeError("no spare keycode to type this character")
         keycode = self._spare.pop(0)
         self._spare.append(keycode)
-        if keycode in self._pressed:
-            # An app may still hold this keycode's last press unread: let it catch up
-            # first, or it would read the new symbol for the old press.
+        if self._pressed:
+            # An app may still hold a borrowed key's press unread: let it catch up first,
+            # or it could read that press against the changed keymap.
             self.dpy.sync()
             if self.settle is not None:
                 self.settle()
