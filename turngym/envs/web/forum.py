@@ -5,7 +5,8 @@ the agent is logged in as ``jordan_lee``); ``WebAdmin-v0`` is a shop back-office
 (600 orders, 200 customers, 150 products). Each has ten task templates, half that change
 the site (post, reply, edit a profile, change an order's address or status, update a
 product) and half that ask for a fact. The episode ends with ``answer(...)``; a change is
-checked against the database (and that nothing else changed), a fact against the answer.
+checked against the database, where nothing but the asked-for rows may have changed (in
+any table: an upvote on the side spoils a new post), a fact against the answer.
 """
 
 from __future__ import annotations

@@ -127,7 +127,8 @@ class Site(Protocol):
         """Draw a task (from ``template``, or from any template) using ``rng`` only.
 
         ``conn`` is the freshly restored database, so a task may record in its ``goal``
-        what the start state was (``score`` then checks that nothing else changed).
+        what the start state was (``score`` then checks that nothing else changed; the
+        forum and admin sites use ``sites.pages.expect_change`` for the whole database).
         """
         ...
 

@@ -3,9 +3,10 @@
 The HTML helpers return strings with every piece of user text escaped, and give each
 form field a ``<label for=...>`` so the browser's accessibility tree names it. ``SqliteApp``
 serves a ``werkzeug.routing.Map`` with a new SQLite connection per request (the env swaps
-the database file between episodes). ``answer_matches`` and ``rows_digest`` are the
-scoring helpers: a forgiving comparison of the agent's answer, and a fingerprint of the
-rows a task must leave alone.
+the database file between episodes). The scoring helpers: ``answer_matches`` compares the
+agent's answer forgivingly, and ``expect_change`` / ``nothing_else_changed`` fingerprint
+the whole database but the rows a task is expected to change, so that a state-changing
+task scores only when its change, and nothing else, was made.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ __all__ = [
     "document",
     "draw_task",
     "esc",
+    "expect_change",
     "field",
     "money",
+    "nothing_else_changed",
     "pager",
     "pick",
-    "rows_digest",
     "same_text",
     "select_field",
 ]
@@ -231,12 +233,66 @@ def answer_matches(answer: str | None, expected: Sequence[str]) -> bool:
     return False
 
 
-def rows_digest(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> str:
-    """A fingerprint of the rows ``sql`` returns (ordered by the query), to detect damage."""
-    digest = hashlib.sha256()
-    for row in conn.execute(sql, tuple(params)):
-        digest.update(repr(tuple(row)).encode())
-    return digest.hexdigest()
+def _table_digests(
+    conn: sqlite3.Connection, expected: Mapping[str, Sequence[Any]]
+) -> dict[str, str]:
+    """A fingerprint of each table's rows, leaving out the rows ``expected`` selects."""
+    # sqlite_* tables are SQLite's own bookkeeping (AUTOINCREMENT counters, ANALYZE
+    # statistics): they follow from the data, which is fingerprinted itself.
+    tables = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        )
+    ]
+    unknown = sorted(set(expected) - set(tables))
+    if unknown:
+        raise ValueError(f"expected change names unknown tables {unknown}; tables: {tables}")
+    digests = {}
+    for table in tables:
+        where, params = expected.get(table, ("0", ()))
+        # NOT COALESCE: a condition that is NULL for a row (a NULL column) keeps the row in.
+        rows = conn.execute(
+            f'SELECT * FROM "{table}" WHERE NOT COALESCE(({where}), 0)', tuple(params)
+        )
+        # Sorted: a table is compared as a set of rows, whatever order SQLite stores them in.
+        lines = sorted(repr(tuple(row)) for row in rows)
+        digests[table] = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return digests
+
+
+def expect_change(
+    conn: sqlite3.Connection, expected: Mapping[str, tuple[str, Sequence[Any]]]
+) -> dict[str, Any]:
+    """The goal entries that let ``nothing_else_changed`` check a state-changing task.
+
+    ``expected`` maps a table to an SQL condition (and its parameters) selecting the rows
+    the task may update, insert or delete; every other row of every table is
+    fingerprinted now, in the start state. The template checks the selected rows itself.
+
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+    >>> _ = conn.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    >>> goal = expect_change(conn, {"t": ("id = ?", [1])})
+    >>> _ = conn.execute("UPDATE t SET v = 'z' WHERE id = 1")
+    >>> nothing_else_changed(conn, goal)
+    True
+    >>> _ = conn.execute("DELETE FROM t WHERE id = 2")
+    >>> nothing_else_changed(conn, goal)
+    False
+    """
+    rows = {table: [where, list(params)] for table, (where, params) in expected.items()}
+    return {"may_change": rows, "untouched": _table_digests(conn, rows)}
+
+
+def nothing_else_changed(conn: sqlite3.Connection, goal: Mapping[str, Any]) -> bool:
+    """Whether every row ``expect_change`` fingerprinted into ``goal`` is as it was.
+
+    A row deleted, edited or added anywhere outside the expected change, or a table
+    created or dropped, makes this False.
+    """
+    return _table_digests(conn, goal["may_change"]) == goal["untouched"]
 
 
 def pick(rng: np.random.Generator, items: Sequence[T]) -> T:

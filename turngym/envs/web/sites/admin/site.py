@@ -4,7 +4,9 @@ Ten templates: five change the shop (an order's shipping address or status, canc
 an order, a product's price or stock) and five ask for a fact (an order's grand total or
 customer, a customer's number of orders or email, how many orders have a status). A task
 is drawn from the prepared database with the env's RNG only; ``score`` reads the
-episode's database (and the answer) and checks that a change touched only its target.
+episode's database (and the answer). A change scores 1 only if the target row holds the
+new values, its other columns are as they were, and nothing else in the whole database
+changed (``pages.nothing_else_changed``: a price update plus a cancelled order is 0).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from turngym.envs.web.sites.admin import data
 from turngym.envs.web.sites.pages import (
     answer_matches,
     draw_task,
+    expect_change,
     money,
+    nothing_else_changed,
     pick,
-    rows_digest,
     same_text,
 )
 from turngym.envs.web.tasks import Step, Task, WSGIApp
@@ -80,11 +83,6 @@ def _open_product(name: str) -> tuple[Step, ...]:
     )
 
 
-def _others(conn: sqlite3.Connection, table: str, row_id: int) -> str:
-    """Fingerprint of every row of ``table`` but one: a task must not touch them."""
-    return rows_digest(conn, f"SELECT * FROM {table} WHERE id != ? ORDER BY id", (row_id,))
-
-
 class AdminSite:
     """A shop back-office: 600 orders, 200 customers, 150 products.
 
@@ -128,13 +126,15 @@ class AdminSite:
         return False
 
     def score(self, task: Task, conn: sqlite3.Connection, answer: str | None) -> float:
-        """1.0 if the goal holds in the database (or the answer is right), else 0.0."""
+        """1.0 if the goal holds and nothing else changed (or the answer is right), else 0.0."""
         conn.row_factory = sqlite3.Row
         goal = task.goal
         if "answers" in goal:
             return float(answer_matches(answer, goal["answers"]))
+        if not nothing_else_changed(conn, goal):
+            return 0.0
         row = conn.execute(f"SELECT * FROM {goal['table']} WHERE id = ?", (goal["id"],)).fetchone()
-        if row is None or _others(conn, goal["table"], goal["id"]) != goal["others"]:
+        if row is None:
             return 0.0
         # The target row: the asked-for columns hold the new values, the rest the old ones.
         wanted = all(same_text(row[k], v) for k, v in goal["set"].items())
@@ -146,12 +146,14 @@ class AdminSite:
         conn: sqlite3.Connection, table: str, row: sqlite3.Row, new: Mapping[str, Any]
     ) -> dict[str, Any]:
         """The goal of a task that sets ``new`` columns of one row and nothing else."""
+        # The back-office keeps no log, session or timestamp of its edits: the target row
+        # is the only one a change may touch, in any table.
         return {
             "table": table,
             "id": row["id"],
             "set": dict(new),
             "kept": {k: row[k] for k in row.keys() if k not in new},  # noqa: SIM118
-            "others": _others(conn, table, row["id"]),
+            **expect_change(conn, {table: ("id = ?", [row["id"]])}),
         }
 
     @staticmethod

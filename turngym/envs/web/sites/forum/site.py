@@ -4,7 +4,9 @@ Ten templates, half of them change the site (create a post, reply, edit the prof
 upvote, delete a comment) and half ask for a fact the agent must find (a post's author,
 its number of comments, a forum's top post or post count, a user's location). A task is
 drawn from the prepared database with the env's RNG only; ``score`` reads the episode's
-database (and the answer) and also checks that a change touched nothing else.
+database (and the answer). A change scores 1 only if it was made as asked and nothing
+else in the whole database changed (``pages.nothing_else_changed``): a new post plus an
+unrelated upvote, comment or profile edit scores 0.
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from turngym.envs.web.sites.forum import data
-from turngym.envs.web.sites.pages import answer_matches, draw_task, pick, rows_digest, same_text
+from turngym.envs.web.sites.pages import (
+    answer_matches,
+    draw_task,
+    expect_change,
+    nothing_else_changed,
+    pick,
+    same_text,
+)
 from turngym.envs.web.tasks import Step, Task, WSGIApp
 
 __all__ = ["ForumSite"]
@@ -126,11 +135,13 @@ class ForumSite:
         return False
 
     def score(self, task: Task, conn: sqlite3.Connection, answer: str | None) -> float:
-        """1.0 if the goal holds in the database (or the answer is right), else 0.0."""
+        """1.0 if the goal holds and nothing else changed (or the answer is right), else 0.0."""
         conn.row_factory = sqlite3.Row
         goal = task.goal
         if "answers" in goal:
             return float(answer_matches(answer, goal["answers"]))
+        if not nothing_else_changed(conn, goal):
+            return 0.0
         check: Callable[[Mapping[str, Any], sqlite3.Connection], bool] = getattr(
             self, f"_check_{task.template}"
         )
@@ -151,12 +162,18 @@ class ForumSite:
         return str(pick(rng, [r[0] for r in conn.execute("SELECT name FROM forums ORDER BY id")]))
 
     # ----- state-changing templates ------------------------------------------------------
+    # Each goal names the rows its change may touch (``expect_change``); ``score`` checks
+    # that the rest of the database is as it was, and ``_check_<template>`` those rows.
 
     def _task_create_post(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
         forum = self._forum(rng, conn)
         topics = data.FORUMS[forum][1]
         title = f"{pick(rng, _NEW_TITLE_OPENERS)} {pick(rng, topics)}"
         body = pick(rng, _NEW_BODIES)
+        last = _count(conn, "SELECT COALESCE(MAX(id), 0) FROM posts")
+        # Posting also stamps the post with the time (posts.created) and records its
+        # author's upvote (votes): the new post's rows are left to _check_create_post.
+        new_rows = {"posts": ("id > ?", [last]), "votes": ("post_id > ?", [last])}
         return Task(
             "create_post",
             f'Create a post in the forum "{forum}" titled "{title}" with the body "{body}".',
@@ -164,7 +181,8 @@ class ForumSite:
                 "forum": forum,
                 "title": title,
                 "body": body,
-                "n_posts": _count(conn, "SELECT COUNT(*) FROM posts"),
+                "last_post": last,
+                **expect_change(conn, new_rows),
             },
             (
                 Step.click("link", "Create post"),
@@ -177,28 +195,39 @@ class ForumSite:
         )
 
     def _check_create_post(self, goal: Mapping[str, Any], conn: sqlite3.Connection) -> bool:
-        if _count(conn, "SELECT COUNT(*) FROM posts") != goal["n_posts"] + 1:
-            return False
-        rows = conn.execute(
-            "SELECT p.title, p.body FROM posts p JOIN forums f ON f.id = p.forum_id"
-            " WHERE p.user_id = 1 AND f.name = ? AND p.id > ?",
-            (goal["forum"], goal["n_posts"]),
+        """One new post, the asked-for one, as posting leaves it (its author's upvote only)."""
+        last = goal["last_post"]
+        posts = conn.execute(
+            "SELECT p.*, f.name AS forum FROM posts p JOIN forums f ON f.id = p.forum_id"
+            " WHERE p.id > ?",
+            (last,),
         ).fetchall()
-        return any(
-            same_text(r["title"], goal["title"]) and same_text(r["body"], goal["body"])
-            for r in rows
+        if len(posts) != 1:
+            return False
+        post = posts[0]
+        votes = conn.execute("SELECT * FROM votes WHERE post_id > ?", (last,)).fetchall()
+        return (
+            post["forum"] == goal["forum"]
+            and post["user_id"] == 1
+            and same_text(post["title"], goal["title"])
+            and same_text(post["body"], goal["body"])
+            and post["score"] == 1
+            and [tuple(v) for v in votes] == [(1, post["id"], 1)]
         )
 
     def _task_reply_to_post(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
         post = self._post(rng, conn)
         text = pick(rng, _NEW_REPLIES)
+        last = _count(conn, "SELECT COALESCE(MAX(id), 0) FROM comments")
         return Task(
             "reply_to_post",
             f'Reply to the post titled "{post["title"]}" with the comment "{text}".',
             {
                 "post_id": post["id"],
                 "text": text,
-                "n_comments": _count(conn, "SELECT COUNT(*) FROM comments"),
+                "last_comment": last,
+                # the new comment (stamped with the time it was made) is checked by itself
+                **expect_change(conn, {"comments": ("id > ?", [last])}),
             },
             (
                 *_open_post(post["title"]),
@@ -209,26 +238,29 @@ class ForumSite:
         )
 
     def _check_reply_to_post(self, goal: Mapping[str, Any], conn: sqlite3.Connection) -> bool:
-        if _count(conn, "SELECT COUNT(*) FROM comments") != goal["n_comments"] + 1:
-            return False
+        """One new comment: the agent's, on the post, saying the text."""
         rows = conn.execute(
-            "SELECT body FROM comments WHERE post_id = ? AND user_id = 1", (goal["post_id"],)
+            "SELECT * FROM comments WHERE id > ?", (goal["last_comment"],)
         ).fetchall()
-        return any(same_text(r["body"], goal["text"]) for r in rows)
+        return (
+            len(rows) == 1
+            and rows[0]["post_id"] == goal["post_id"]
+            and rows[0]["user_id"] == 1
+            and same_text(rows[0]["body"], goal["text"])
+        )
 
     def _task_edit_profile(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
         key = pick(rng, tuple(_PROFILE_VALUES))
         me = conn.execute("SELECT * FROM users WHERE id = 1").fetchone()
         value = pick(rng, [v for v in _PROFILE_VALUES[key] if v != me[key]])
-        before = {k: me[k] for k in _PROFILE_VALUES if k != key}
         return Task(
             "edit_profile",
             f'Change the {_PROFILE_WORDS[key]} on your profile to "{value}".',
             {
                 "field": key,
                 "value": value,
-                "unchanged": before,
-                "others": rows_digest(conn, "SELECT * FROM users WHERE id != 1 ORDER BY id"),
+                "kept": {k: me[k] for k in me.keys() if k != key},  # noqa: SIM118
+                **expect_change(conn, {"users": ("id = 1", [])}),
             },
             (
                 Step.click("link", "Edit profile"),
@@ -239,11 +271,10 @@ class ForumSite:
         )
 
     def _check_edit_profile(self, goal: Mapping[str, Any], conn: sqlite3.Connection) -> bool:
+        """The field holds the new value, the profile's other columns the old ones."""
         me = conn.execute("SELECT * FROM users WHERE id = 1").fetchone()
-        return (
-            same_text(me[goal["field"]], goal["value"])
-            and all(me[k] == v for k, v in goal["unchanged"].items())
-            and rows_digest(conn, "SELECT * FROM users WHERE id != 1 ORDER BY id") == goal["others"]
+        return same_text(me[goal["field"]], goal["value"]) and all(
+            me[k] == v for k, v in goal["kept"].items()
         )
 
     def _task_upvote_post(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
@@ -252,34 +283,38 @@ class ForumSite:
             conn,
             "p.user_id != 1 AND p.id NOT IN (SELECT post_id FROM votes WHERE user_id = 1)",
         )
+        row = conn.execute("SELECT * FROM posts WHERE id = ?", (post["id"],)).fetchone()
         return Task(
             "upvote_post",
             f'Upvote the post titled "{post["title"]}".',
             {
                 "post_id": post["id"],
                 "score": post["score"],
-                "other_votes": rows_digest(
+                "kept": {k: row[k] for k in row.keys() if k != "score"},  # noqa: SIM118
+                # an upvote adds the agent's vote and raises the post's score
+                **expect_change(
                     conn,
-                    "SELECT * FROM votes WHERE post_id != ? ORDER BY user_id, post_id",
-                    (post["id"],),
+                    {
+                        "posts": ("id = ?", [post["id"]]),
+                        "votes": ("user_id = 1 AND post_id = ?", [post["id"]]),
+                    },
                 ),
             },
             (*_open_post(post["title"]), Step.click("button", "Upvote"), Step.answer("done")),
         )
 
     def _check_upvote_post(self, goal: Mapping[str, Any], conn: sqlite3.Connection) -> bool:
+        """The agent's vote on the post is up, its score one higher, the rest of it as it was."""
         pid = goal["post_id"]
         vote = conn.execute(
             "SELECT value FROM votes WHERE user_id = 1 AND post_id = ?", (pid,)
         ).fetchone()
-        score = _count(conn, "SELECT score FROM posts WHERE id = ?", (pid,))
-        others = rows_digest(
-            conn, "SELECT * FROM votes WHERE post_id != ? ORDER BY user_id, post_id", (pid,)
-        )
+        row = conn.execute("SELECT * FROM posts WHERE id = ?", (pid,)).fetchone()
         return (
             bool(vote and vote["value"] == 1)
-            and score == goal["score"] + 1
-            and (others == goal["other_votes"])
+            and row is not None
+            and row["score"] == goal["score"] + 1
+            and all(row[k] == v for k, v in goal["kept"].items())
         )
 
     def _task_delete_comment(self, rng: np.random.Generator, conn: sqlite3.Connection) -> Task:
@@ -289,14 +324,24 @@ class ForumSite:
             " WHERE d.post_id = c.post_id AND d.user_id = 1) = 1 ORDER BY c.id"
         ).fetchall()
         row = pick(rng, rows)
+        # Deleting a comment deletes the replies under it too (as on Reddit's own pages).
+        thread = [
+            r[0]
+            for r in conn.execute(
+                "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL"
+                " SELECT c.id FROM comments c JOIN sub ON c.parent_id = sub.id)"
+                " SELECT id FROM sub ORDER BY id",
+                (row["id"],),
+            )
+        ]
+        where = f"id IN ({', '.join('?' * len(thread))})"
         return Task(
             "delete_comment",
             f'Delete your comment on the post titled "{row["title"]}".',
             {
                 "comment_id": row["id"],
-                "others": rows_digest(
-                    conn, "SELECT * FROM comments WHERE id != ? ORDER BY id", (row["id"],)
-                ),
+                "thread": thread,
+                **expect_change(conn, {"comments": (where, thread)}),
             },
             (
                 *_open_post(row["title"]),
@@ -306,10 +351,10 @@ class ForumSite:
         )
 
     def _check_delete_comment(self, goal: Mapping[str, Any], conn: sqlite3.Connection) -> bool:
-        cid = goal["comment_id"]
-        gone = _count(conn, "SELECT COUNT(*) FROM comments WHERE id = ?", (cid,)) == 0
-        others = rows_digest(conn, "SELECT * FROM comments WHERE id != ? ORDER BY id", (cid,))
-        return gone and others == goal["others"]
+        """The comment and the replies under it are gone."""
+        thread = goal["thread"]
+        where = f"id IN ({', '.join('?' * len(thread))})"
+        return _count(conn, f"SELECT COUNT(*) FROM comments WHERE {where}", thread) == 0
 
     # ----- information templates ---------------------------------------------------------
 
