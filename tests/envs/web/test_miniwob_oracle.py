@@ -1,10 +1,11 @@
 """The MiniWoB oracle: on every task it claims, it solves the seeds with valid actions
-(and the full reward: a few tasks count a partly right answer as a success).
+and the full reward (``info["success"]``: a partly right answer is not one).
 
 Two kinds of task are held to what they allow: the geometry tasks grade a click by its
 distance from the exact point, and a click lands on whole pixels, so their reward is a
-little under 1 (``PARTIAL``: the least accepted); tic-tac-toe's opponent plays at random
-half the time, so no strategy always wins (``MINIWOB_STOCHASTIC``: most seeds won).
+little under 1 (``MINIWOB_GRADED``: the least that counts as solved); tic-tac-toe's
+opponent plays at random half the time, so no strategy always wins
+(``MINIWOB_STOCHASTIC``: most seeds won).
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ import turngym  # noqa: F401  (registers the ids)
 from tests import system_deps
 from turngym.agents.experts.miniwob import SOLVERS, MiniWoBOracle
 from turngym.envs.web.browser import BrowserHost
-from turngym.envs.web.miniwob_tasks import MINIWOB_ORACLES, MINIWOB_STOCHASTIC, MINIWOB_TASKS
+from turngym.envs.web.miniwob_tasks import (
+    MINIWOB_GRADED,
+    MINIWOB_ORACLES,
+    MINIWOB_STOCHASTIC,
+    MINIWOB_TASKS,
+    MINIWOB_TEST_SPLIT,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, system_deps.chromium()]
 
@@ -27,7 +34,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, system_deps.chromium()]
 # TURNGYM_MINIWOB_ORACLE_SEEDS=20 for the full proof (all 103 tasks passed it, 7 minutes).
 SEEDS = range(int(os.environ.get("TURNGYM_MINIWOB_ORACLE_SEEDS", "6")))
 PARTS = 4  # the tasks in four tests, so pytest-xdist can share them between workers
-PARTIAL = {"bisect-angle": 0.9, "circle-center": 0.9, "find-midpoint": 0.9, "right-angle": 0.9}
 STOCHASTIC_WINS = 0.75
 
 
@@ -45,9 +51,9 @@ def test_every_claimed_task_is_registered_and_has_a_solver():
     assert set(SOLVERS) >= MINIWOB_ORACLES
 
 
-def _failures(task: str) -> list[str]:
+def _failures(task: str, data_mode: str = "train") -> list[str]:
     """What went wrong on the seeds of ``task`` that the oracle did not solve cleanly."""
-    env = gym.make(f"turngym/miniwob.{task}-v0")
+    env = gym.make(f"turngym/miniwob.{task}-v0", data_mode=data_mode)
     oracle = MiniWoBOracle(env)
     failures, lost = [], []
     seeds = range(20) if task in MINIWOB_STOCHASTIC else SEEDS  # a win rate needs the sample
@@ -64,7 +70,7 @@ def _failures(task: str) -> list[str]:
                     errors.append(info.get("invalid_reason") or info["last_action_error"])
             if errors:
                 failures.append(f"{task} seed {seed}: {actions} {errors}")
-            elif not info["success"] or reward < PARTIAL.get(task, 1.0):
+            elif not info["success"] or reward < MINIWOB_GRADED.get(task, 1.0):
                 lost.append(f"{task} seed {seed}: reward {reward} after {actions}")
     finally:
         env.close()
@@ -78,6 +84,13 @@ def test_the_oracle_solves_every_claimed_task(host, part):
     tasks = sorted(MINIWOB_ORACLES)[part::PARTS]
     with ThreadPoolExecutor(3) as pool:  # three tabs at once on the one browser
         failures = [f for found in pool.map(_failures, tasks) for f in found]
+    assert not failures, "\n".join(failures)
+
+
+def test_the_oracle_solves_the_test_split_too(host):
+    with ThreadPoolExecutor(3) as pool:
+        found = pool.map(lambda task: _failures(task, "test"), sorted(MINIWOB_TEST_SPLIT))
+        failures = [f for part in found for f in part]
     assert not failures, "\n".join(failures)
 
 

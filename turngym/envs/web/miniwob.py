@@ -7,9 +7,31 @@ used). Each ``reset(seed)`` loads the task page afresh, seeds its random generat
 env's RNG (``Math.seedrandom``) and starts the episode with the task's own
 ``core.startEpisodeReal()``; the instruction is the task's utterance. The reward is read
 from the task's JavaScript: its raw reward (``WOB_RAW_REWARD_GLOBAL``, usually 1 for
-right and -1 for wrong) when the task says it is done. MiniWoB scales rewards down with
-wall time; turngym turns that clock off (``core.EPISODE_MAX_TIME`` is made very long),
-so an episode replays the same way however slowly the agent thinks.
+right and -1 for wrong, partial credit for some) when the task says it is done. MiniWoB
+scales rewards down with wall time; turngym turns that clock off (``core.EPISODE_MAX_TIME``
+is made very long), so an episode replays the same way however slowly the agent thinks.
+
+An episode that ends before the page does gets MiniWoB's timeout reward, -1
+(``TIMEOUT_REWARD``), as MiniWoB gives when its clock runs out: ``answer(...)`` (MiniWoB
+has no such action), running out of ``max_turns`` (after ``noop()`` or anything else),
+too many invalid actions in a row (added to the last one's penalty), leaving the
+episode's page (``goto``, ``back``, a reload: another task's page, or a fresh copy of
+this one, cannot pay for this episode) and a browser error or a stuck action (flagged
+``info["browser_error"]``, for trainers that drop such episodes). So quitting never
+beats a wrong answer, and ``info["reward_reason"]`` says which ending it was. A
+``TimeLimit`` shorter than ``max_turns`` (``gym.make(..., max_episode_steps=n)``) ends
+episodes outside the env, with the step's own reward: set ``max_turns`` instead (the
+registered ``TimeLimit`` equals it).
+
+``info["success"]`` means the task's full reward: a raw reward of 1 (not a partial one,
+such as click-checkboxes' share of right boxes or find-greatest's 0.1 for a wrong card),
+or for the geometry tasks graded by a click's distance (``MINIWOB_GRADED``), at least
+the reward listed there, since a click lands on whole pixels.
+
+``data_mode`` picks the problem distribution as the package's ``data_mode`` does:
+``"train"`` (the default) or ``"test"``, the held-out split of the ``-transfer`` tasks and
+of the natural-language ones (``email-inbox-nl-turk``, ``email-inbox-forward-nl(-turk)``),
+whose test utterance is plain text without its slots.
 
 ``MINIWOB_TASKS`` lists the registered tasks: every task of the package that the action
 set can finish (no drag-and-drop, drawing or text selection by dragging).
@@ -21,12 +43,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+from turngym.core import Outcome
 from turngym.envs.web.browser import BrowserError
 from turngym.envs.web.browser_env import BrowserEnv
-from turngym.envs.web.miniwob_tasks import MINIWOB_TASKS
+from turngym.envs.web.miniwob_tasks import MINIWOB_GRADED, MINIWOB_TASKS
 from turngym.envs.web.tasks import WSGIApp
 
-__all__ = ["MINIWOB_TASKS", "MiniWoBEnv", "miniwob_html"]
+__all__ = ["DATA_MODES", "MINIWOB_TASKS", "TIMEOUT_REWARD", "MiniWoBEnv", "miniwob_html"]
+
+TIMEOUT_REWARD = -1.0
+"""The reward of an episode that ends before its page does (MiniWoB's timeout)."""
+
+DATA_MODES = ("train", "test")
+"""The problem distributions of ``data_mode`` (the package's default is ``"train"``)."""
 
 
 # MiniWoB's score board and its "START" cover are chrome around the task, not the task.
@@ -39,7 +68,11 @@ _HIDE_CHROME = """(() => {
   document.head.appendChild(style);
 })()"""
 
-_PROBE = "[WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON]"
+# The episode's page carries its episode number (set by _START, read-only): a page
+# without it (another task's, a reload of this one, a page from the history) is not the
+# episode's, and its WOB_* globals say nothing about this episode.
+_PROBE = """(window.__turngymEpisode === undefined ? null :
+  [window.__turngymEpisode, WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON])"""
 
 # Many tasks animate with jQuery (collapsibles, tabs, menus): the page is read once the
 # animation an input started has ended (at most 2 s), as a person would look.
@@ -58,7 +91,9 @@ _START = (
     + """;
 (async () => {
   core.EPISODE_MAX_TIME = 1e9;
-  Math.seedrandom(SEED);
+  core.setDataMode(__DATA_MODE__);
+  Object.defineProperty(window, '__turngymEpisode', {value: __EPISODE__});
+  Math.seedrandom(__SEED__);
   const setT = window.setTimeout, clearT = window.clearTimeout, due = new Set();
   window.setTimeout = function (fn, ms, ...args) {
     if (typeof fn !== 'function' || !(ms <= 1000)) return setT(fn, ms, ...args);
@@ -95,14 +130,17 @@ def miniwob_html() -> Path:
 class MiniWoBEnv(BrowserEnv):
     """One MiniWoB++ task in Chromium; the reward is the task's own raw reward.
 
-    ``success`` means a positive raw reward (MiniWoB's convention); ``answer(...)``
-    gives up the episode (reward 0) unless the task had already ended.
+    An episode that ends before the page does (``answer(...)``, out of turns, too many
+    invalid actions, leaving the page, a browser error) gets MiniWoB's timeout reward,
+    -1; ``success`` means the task's full reward (see the module docstring).
 
     Args:
         task: the task's name (one of ``MINIWOB_TASKS``), e.g. ``"click-test"``.
-        **kwargs: ``BrowserEnv``'s (``max_turns``, ``screenshot``, ``set_of_marks``,
-            ``viewport``, ``invalid_action_penalty``, ``max_invalid_actions``,
-            ``render_mode``).
+        max_turns: truncate after this many turns (reward -1, MiniWoB's timeout).
+        data_mode: ``"train"`` or ``"test"``, the problem split of the tasks that have one
+            (the ``-transfer`` and natural-language tasks), as in the ``miniwob`` package.
+        **kwargs: ``BrowserEnv``'s (``screenshot``, ``set_of_marks``, ``viewport``,
+            ``invalid_action_penalty``, ``max_invalid_actions``, ``render_mode``).
 
     Example:
         >>> import gymnasium as gym
@@ -117,18 +155,29 @@ class MiniWoBEnv(BrowserEnv):
     probe = _PROBE
     settle_script = _SETTLE
 
-    def __init__(self, *, task: str = "click-test", max_turns: int = 20, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        task: str = "click-test",
+        max_turns: int = 20,
+        data_mode: str = "train",
+        **kwargs: Any,
+    ) -> None:
         if task not in MINIWOB_TASKS:
             raise ValueError(
                 f"unknown MiniWoB task {task!r}; use one of {', '.join(MINIWOB_TASKS)}"
             )
+        if data_mode not in DATA_MODES:
+            raise ValueError(f"data_mode must be 'train' or 'test', got {data_mode!r}")
         # MiniWoB pages are laid out for a 160x210 task area; a small viewport keeps
         # screenshots small and the layout the tasks were made for.
         kwargs.setdefault("viewport", (500, 400))
         super().__init__(max_turns=max_turns, **kwargs)
         self.task = task
+        self.data_mode = data_mode
         self.raw_reward = 0.0
         self.reason: str | None = None
+        self._episode = 0
 
     def _serve(self) -> WSGIApp:
         from werkzeug.exceptions import NotFound
@@ -144,28 +193,67 @@ class MiniWoBEnv(BrowserEnv):
         if error is not None:
             raise BrowserError(f"the MiniWoB page did not open: {error}")
         seed = int(self.np_random.integers(2**31 - 1))
-        start = _START.replace("SEED", str(seed))
+        self._episode += 1
+        start = (
+            _START.replace("__SEED__", str(seed))
+            .replace("__EPISODE__", str(self._episode))
+            .replace("__DATA_MODE__", json.dumps(self.data_mode))
+        )
         utterance = self._run(self._page.evaluate(start))
         self.raw_reward, self.reason = 0.0, None
         # The natural-language tasks (``email-inbox-nl-turk``...) give the utterance with
-        # its slots, ``{"utterance": ..., "fields": {...}}``: the instruction is the text.
+        # its slots in the train split, ``{"utterance": ..., "fields": {...}}``: the
+        # instruction is the text.
         if isinstance(utterance, dict):
             utterance = utterance.get("utterance", "")
         return str(utterance)
 
+    def _timeout(self, why: str) -> float:
+        """End the episode the way MiniWoB's clock does: reward -1, ``why`` as the reason."""
+        self.raw_reward, self.reason = TIMEOUT_REWARD, f"timed out: {why}"
+        return TIMEOUT_REWARD
+
     def _finished(self) -> float | None:
         assert self._page is not None
-        done, raw, reason = self._page.probe_value or (False, 0.0, None)
+        probe = self._page.probe_value
+        if not isinstance(probe, list) or len(probe) != 4 or probe[0] != self._episode:
+            return self._timeout("left the task's page, which can no longer finish")
+        _, done, raw, reason = probe
         if not done:
             return None
         self.raw_reward, self.reason = float(raw), reason
         return self.raw_reward
 
     def _answered(self, text: str) -> float:
-        return self.raw_reward
+        # MiniWoB has no answer action: ending with one is quitting before the page did.
+        return self._timeout("answered before the task finished")
+
+    def _end_of_turns(
+        self, obs: str, reward: float, terminated: bool, truncated: bool, info: dict[str, Any]
+    ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = super()._end_of_turns(
+            obs, reward, terminated, truncated, info
+        )
+        reward += self._timeout(f"out of turns ({self.max_turns})")
+        info.update(self._extra_info())
+        return obs, reward, terminated, truncated, info
+
+    def _invalid_step(self, action: Any, reason: str) -> tuple[str, float, bool, bool, dict]:
+        obs, reward, terminated, truncated, info = super()._invalid_step(action, reason)
+        if truncated:  # a string of invalid actions must not end the episode above -1
+            reward += self._timeout("too many invalid actions in a row")
+            info.update(self._extra_info())
+        return obs, reward, terminated, truncated, info
+
+    def _browser_died(self, error: BrowserError) -> Outcome:
+        # The same -1 whether the agent's action hung the page or the browser failed on
+        # its own: info["browser_error"] lets a trainer drop the episode instead.
+        outcome = super()._browser_died(error)
+        outcome.reward = self._timeout(f"the browser failed ({error})")
+        return outcome
 
     def _is_success(self, score: float) -> bool:
-        return score > 0
+        return score >= MINIWOB_GRADED.get(self.task, 1.0) - 1e-9
 
     def _extra_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"task": self.task}

@@ -12,12 +12,19 @@ whose first wheel item never takes a press in headless Chromium (its hover effec
 redraws it under the pointer). Geometry tasks answered by clicking points
 (``bisect-angle``, ``circle-center``, ``find-midpoint``, ``right-angle``) stay, for
 ``mouse_click``; their reward is graded by distance, so a click at whole pixels earns a
-little under 1.
+little under 1, and ``MINIWOB_GRADED`` says from which reward on they count as solved.
 """
 
 from __future__ import annotations
 
-__all__ = ["MINIWOB_ORACLES", "MINIWOB_STOCHASTIC", "MINIWOB_TASKS", "MINIWOB_TURNS"]
+__all__ = [
+    "MINIWOB_GRADED",
+    "MINIWOB_ORACLES",
+    "MINIWOB_STOCHASTIC",
+    "MINIWOB_TASKS",
+    "MINIWOB_TEST_SPLIT",
+    "MINIWOB_TURNS",
+]
 
 MINIWOB_TASKS: tuple[str, ...] = (
     "ascending-numbers", "bisect-angle", "circle-center", "find-midpoint", "right-angle",
@@ -163,3 +170,30 @@ MINIWOB_TURNS: dict[str, int] = {"terminal": 40}
 MINIWOB_STOCHASTIC: frozenset[str] = frozenset({"tic-tac-toe"})
 """Tasks where chance decides: tic-tac-toe's opponent plays a random cell half the time,
 so no strategy always wins (the oracle's success is below 1 there)."""
+
+MINIWOB_GRADED: dict[str, float] = {
+    "bisect-angle": 0.9,
+    "circle-center": 0.9,
+    "find-midpoint": 0.9,
+    "right-angle": 0.98,
+}
+"""Tasks that grade a click by its distance (or angle) from the exact point, and the
+least raw reward that counts as solved (``info["success"]``): the exact point is seldom
+a whole pixel, so the full 1.0 is out of reach, but a whole pixel near it earns more
+than this. 0.9 is within 3 px of find-midpoint's point, a tenth of circle-center's
+radius, a twentieth of bisect-angle's angle off its bisector; right-angle, whose 0.9
+would allow 9 degrees (a random click earns that about one time in four), asks 0.98,
+within 1.8 degrees. Every other task's success is its full raw reward, 1."""
+
+MINIWOB_TEST_SPLIT: frozenset[str] = frozenset(
+    {
+        "click-checkboxes-transfer",
+        "click-test-transfer",
+        "email-inbox-forward-nl",
+        "email-inbox-forward-nl-turk",
+        "email-inbox-nl-turk",
+    }
+)
+"""Tasks whose problems differ under ``data_mode="test"`` (the others ignore it): the
+transfer tasks ask for other buttons or more boxes, the natural-language ones draw their
+sentence from held-out templates."""

@@ -141,7 +141,7 @@ def _email_inbox_forward_nl(s: Episode) -> Plan:
     """Forward the email a free-form sentence names to the person it names.
 
     Both people are senders in the inbox: the one after "by"/"from" (or before "sent"
-    or "wants his") wrote the email, the other gets it.
+    or "wants his", or after the test split's "Get") wrote the email, the other gets it.
     """
 
     def named(name: str, before: str = "", after: str = "") -> bool:
@@ -151,7 +151,7 @@ def _email_inbox_forward_nl(s: Episode) -> Plan:
     senders = sorted(name for name, _, _ in _inbox_rows(s) if named(name))
     writer = None
     for name in senders:
-        if named(name, r"\b(?:by|from) ") or named(name, after=" (?:sent|wants his)"):
+        if named(name, r"\b(?:by|from|Get) ") or named(name, after=" (?:sent|wants his)"):
             writer = name
     if writer is None:
         raise Lost(s.goal)
