@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -342,3 +343,74 @@ def test_an_explicit_bwrap_sandbox_without_bubblewrap_is_refused_at_make(task, m
     )
     with pytest.raises(RuntimeError, match="sandbox='bwrap' cannot run here: bubblewrap is not"):
         SWEEnv(tasks=[task], sandbox="bwrap")
+
+
+# -- the hidden tests over the agent's own test edits (issue 25, item 3) -----------------
+
+NEW_FOLDER_TESTS = """\
+diff --git a/tests/unit/test_more.py b/tests/unit/test_more.py
+new file mode 100644
+--- /dev/null
++++ b/tests/unit/test_more.py
+@@ -0,0 +1,5 @@
++from mathy.ops import total
++
++
++def test_total_of_two():
++    assert total([1, 2]) == 3
+"""
+
+
+def submit_fix_and(env, *actions):
+    """Reset, apply the toy task's fix, take ``actions``, submit: the last step's result."""
+    env.reset(seed=0)
+    fix = 'str_replace("mathy/ops.py", "len(values) - 1", "len(values)")'
+    return play(env, fix, *actions, "submit()")
+
+
+def test_a_fix_with_a_test_of_its_own_in_the_hidden_tests_file_resolves(env):
+    # SWE-bench puts the files the test patch touches back at the base commit first.
+    own = "\\n\\ndef test_mine():\\n    assert total([5]) == 5\\n"
+    obs, reward, terminated, _truncated, info = submit_fix_and(
+        env, f'bash("printf \'{own}\' >> tests/test_ops.py && python -m pytest -q tests")'
+    )
+    assert terminated and reward == 1.0 and info["resolved"], (obs, info["tests"])
+    assert info["reverted"] == ["tests/test_ops.py"] and info["grade_problem"] == ""
+    assert "failing tests fixed 1/1" in obs
+
+
+def test_a_file_where_the_hidden_tests_make_a_folder_is_put_back(task):
+    # The test patch adds tests/unit/test_more.py; a file named tests/unit blocks it.
+    moved = dataclasses.replace(
+        task,
+        test_patch=NEW_FOLDER_TESTS,
+        fail_to_pass=("tests/unit/test_more.py::test_total_of_two",),
+    )
+    env = SWEEnv(tasks=[moved], sandbox="bwrap")
+    try:
+        obs, reward, _terminated, _truncated, info = submit_fix_and(
+            env, 'bash("echo notes > tests/unit")'
+        )
+        assert reward == 1.0 and info["resolved"], (obs, info["tests"])
+        assert info["reverted"] == ["tests/unit"]
+    finally:
+        env.close()
+
+
+def test_hidden_tests_that_do_not_apply_are_said_so_not_counted_as_unfixed(task):
+    # A task whose test patch does not fit its own base (a bad JSONL line, say).
+    broken = dataclasses.replace(
+        task, test_patch=task.test_patch.replace("def test_total_of_nothing", "def test_none")
+    )
+    env = SWEEnv(tasks=[broken], sandbox="bwrap")
+    try:
+        obs, reward, terminated, _truncated, info = submit_fix_and(env)
+        assert terminated and reward == 0.0 and not info["resolved"]
+        assert "the hidden tests' patch does not apply" in obs, obs
+        assert "failing tests fixed" not in obs
+        assert info["grade_problem"].startswith("the hidden tests' patch does not apply")
+        assert info["reward_parts"]["applies"] == 1.0 and info["tests"] == {
+            t: "MISSING" for t in (*broken.fail_to_pass, *broken.pass_to_pass)
+        }
+    finally:
+        env.close()

@@ -7,8 +7,11 @@ a task has an image and an engine answers, an unisolated local fallback with a w
 and ends with ``submit()``. The submission is the diff of the workspace against the
 base commit, graded as SWE-bench does (``grading.grade``): reward 1.0 when it resolves
 the task, else 0.0, with ``reward_parts`` (``f2p``, ``p2p``, ``applies``, ``submitted``)
-for shaped or gated rewards. An episode that runs out of turns is truncated without a
-grade (reward 0, ``submitted`` 0).
+for shaped or gated rewards; ``info["grade_problem"]`` says in one line why no test ran
+(e.g. the hidden tests' patch does not apply), "" when they ran. As in SWE-bench, the
+files the hidden tests touch are put back at the base commit before they are applied,
+so tests the agent added to them never keep the hidden ones out. An episode that runs
+out of turns is truncated without a grade (reward 0, ``submitted`` 0).
 
 The tasks: the bundled set (``tasks.bundled_tasks``; ``SWE-Lite-v0`` is its five
 easiest), or any list of ``SWETask`` (e.g. ``tasks.load_jsonl`` of SWE-bench / SWE-Gym
@@ -182,20 +185,25 @@ class SWEEnv(TextEnv[Call]):
             result = grade(task, patch, self._base(task), self._judge, judge)
         else:
             parts = {"f2p": 0.0, "p2p": 0.0, "applies": 0.0, "submitted": 1.0}
-            result = Grade(False, False, reward_parts=parts, log=problem)
+            result = Grade(False, False, reward_parts=parts, log=problem, problem=problem)
         self.last_grade = result
         f2p = sum(result.tests.get(t) == "PASSED" for t in task.fail_to_pass)
         p2p = sum(result.tests.get(t) == "PASSED" for t in task.pass_to_pass)
         verdict = "resolved" if result.resolved else "not resolved"
-        self._last = (
-            f"Submitted: {verdict}. Patch {'applies' if result.applied else 'does not apply'}; "
-            f"failing tests fixed {f2p}/{len(task.fail_to_pass)}, "
-            f"passing tests kept {p2p}/{len(task.pass_to_pass)}."
-        )
+        if result.applied and result.problem:
+            # No test ran: counting them "not fixed" would blame the fix for it.
+            self._last = f"Submitted: {verdict}. Patch applies, but {result.problem}; no test ran."
+        else:
+            self._last = (
+                f"Submitted: {verdict}. Patch {'applies' if result.applied else 'does not apply'}; "
+                f"failing tests fixed {f2p}/{len(task.fail_to_pass)}, "
+                f"passing tests kept {p2p}/{len(task.pass_to_pass)}."
+            )
         info = {
             "tool": "submit",
             "tool_error": False,
             "resolved": result.resolved,
+            "grade_problem": result.problem,
             "reward_parts": dict(result.reward_parts),
             "tests": dict(result.tests),
             "reverted": list(result.reverted),

@@ -1,15 +1,21 @@
 """Grading a patch the SWE-bench way, with nothing the patch can write trusted.
 
-``grade`` copies the base checkout into a grading workspace and, through the sandbox:
+``grade`` copies the base checkout into a grading workspace and, through the sandbox
+(``run_tests`` does steps 1-3 and returns every test's outcome, for the task validator):
 
 1. applies the agent's patch and lists the files it changed (only git has run so far);
 2. puts back, as they are at the base commit, the files that decide how tests run or
    what they check (`is_test_infrastructure`): ``conftest.py`` files, pytest/tox/setup.cfg/
    pyproject settings, ``sitecustomize``/``.pth`` files, the task's test files and the
    ``__init__.py`` of their packages, and any new top-level module that would shadow the
-   standard library or pytest under ``python -m pytest``; they are listed in ``reverted``;
-3. applies the hidden ``test_patch`` and runs the tests of ``FAIL_TO_PASS`` and
-   ``PASS_TO_PASS`` with the task's ``test_cmd`` and turngym's pytest plugin
+   standard library or pytest under ``python -m pytest``; and, as SWE-bench checks out
+   the test patch's files before applying it, every file the test patch touches and any
+   path in its way (a file where it makes a folder, a folder where it makes a file).
+   They are listed in ``reverted``. The agent's tests of its own stay in its patch but
+   never in the graded files;
+3. applies the hidden ``test_patch`` (when it still does not apply, nothing runs and
+   ``problem`` says so) and runs the tests of ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` with
+   the task's ``test_cmd`` and turngym's pytest plugin
    (``plugin/turngym_grade.py``), which sends each test's outcome, signed with a key
    given on standard input, down a pipe of the grader's. Neither the log nor any file
    in the workspace is read for outcomes, and a line without the key's signature is
@@ -35,7 +41,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from hashlib import sha256
@@ -46,7 +52,15 @@ from turngym.envs.swe.sandbox import Sandbox
 from turngym.envs.swe.tasks import SWETask
 from turngym.envs.swe.workspace import Base, Workspace, git
 
-__all__ = ["PLUGIN_DIR", "Grade", "grade", "is_test_infrastructure", "parse_pytest_log"]
+__all__ = [
+    "PLUGIN_DIR",
+    "Grade",
+    "Trial",
+    "grade",
+    "is_test_infrastructure",
+    "parse_pytest_log",
+    "run_tests",
+]
 
 PLUGIN_DIR = Path(__file__).parent / "plugin"
 """The folder of turngym's grading plugin for pytest (the grading sandbox must see it)."""
@@ -132,6 +146,8 @@ class Grade:
         reverted: the files of the patch put back as they are at the base commit.
         log: the tail of the test run's output (or why nothing ran), for people to read.
         seconds: how long grading took.
+        problem: why no test ran, in one line ("" when they ran): the patch or the
+            hidden tests' patch does not apply, the test files could not be put back.
 
     """
 
@@ -142,6 +158,28 @@ class Grade:
     reverted: tuple[str, ...] = ()
     log: str = ""
     seconds: float = 0.0
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One run of a task's tests on a patch, as the grader runs them (``run_tests``).
+
+    Attributes:
+        applied: the patch applies to the base commit.
+        tests: every test seen, id -> outcome (``PASSED``, ``FAILED``, ...), in the
+            order they ran; empty when nothing ran.
+        reverted: the files of the patch put back as they are at the base commit.
+        log: the tail of the output (or why nothing ran), for people to read.
+        problem: why no test ran, in one line ("" when they ran).
+
+    """
+
+    applied: bool
+    tests: Mapping[str, str]
+    reverted: tuple[str, ...] = ()
+    log: str = ""
+    problem: str = ""
 
 
 def is_test_infrastructure(
@@ -183,6 +221,20 @@ def _folders(path: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
 
 
+def _in_the_way(path: str, patched: Collection[str]) -> bool:
+    """Whether ``path`` (a file of the submission) blocks a file the test patch writes.
+
+    >>> _in_the_way("tests/unit", ["tests/unit/test_a.py"])
+    True
+    >>> _in_the_way("tests/test_a.py/x.py", ["tests/test_a.py"])
+    True
+    >>> _in_the_way("tests/test_b.py", ["tests/test_a.py"])
+    False
+
+    """
+    return any(p.startswith(path + "/") or path.startswith(p + "/") for p in patched)
+
+
 @lru_cache(maxsize=1)
 def _shadowed() -> frozenset[str]:
     return frozenset(getattr(sys, "stdlib_module_names", ())) | _PYTEST_MODULES
@@ -204,30 +256,52 @@ def grade(
     bounds the test run (default: the sandbox's wall limit).
     """
     start = time.perf_counter()
+    trial = run_tests(task, patch, base, workspace, sandbox, timeout=timeout)
+    every = {t: trial.tests.get(t, "MISSING") for t in (*task.fail_to_pass, *task.pass_to_pass)}
+    f2p, p2p = _fraction(every, task.fail_to_pass), _fraction(every, task.pass_to_pass)
+    return Grade(
+        resolved=trial.applied and bool(trial.tests) and f2p == 1.0 and p2p == 1.0,
+        applied=trial.applied,
+        tests=every,
+        reward_parts={
+            "f2p": f2p,
+            "p2p": p2p,
+            "applies": float(trial.applied),
+            "submitted": float(submitted),
+        },
+        reverted=trial.reverted,
+        log=trial.log,
+        seconds=time.perf_counter() - start,
+        problem=trial.problem,
+    )
 
-    def verdict(
-        applied: bool,
-        log: str,
-        tests: Mapping[str, str] | None = None,
-        reverted: Collection[str] = (),
-    ) -> Grade:
-        tests = tests or {}
-        every = {t: tests.get(t, "MISSING") for t in (*task.fail_to_pass, *task.pass_to_pass)}
-        f2p, p2p = _fraction(every, task.fail_to_pass), _fraction(every, task.pass_to_pass)
-        return Grade(
-            resolved=applied and bool(tests) and f2p == 1.0 and p2p == 1.0,
-            applied=applied,
-            tests=every,
-            reward_parts={
-                "f2p": f2p,
-                "p2p": p2p,
-                "applies": float(applied),
-                "submitted": float(submitted),
-            },
-            reverted=tuple(reverted),
-            log=log[-20_000:],
-            seconds=time.perf_counter() - start,
-        )
+
+def run_tests(
+    task: SWETask,
+    patch: str,
+    base: Base,
+    workspace: Workspace,
+    sandbox: Sandbox,
+    *,
+    paths: Sequence[str] | None = None,
+    timeout: float | None = None,
+) -> Trial:
+    """Apply ``patch`` and the hidden tests as ``grade`` does, run the tests, keep every outcome.
+
+    Args:
+        task: the task (its test patch and test ids).
+        patch: the patch to test (``""`` tests the base commit).
+        base: the task's prepared base checkout.
+        workspace: the grading workspace (wiped first).
+        sandbox: a sandbox bound to ``workspace`` that shows `PLUGIN_DIR`.
+        paths: the test files (or folders) to run, default ``task.test_files``; the
+            task validator runs the test patch's files too, to find every test.
+        timeout: bounds the test run (default: the sandbox's wall limit).
+
+    """
+
+    def trial(applied: bool, problem: str, log: str, reverted: Collection[str] = ()) -> Trial:
+        return Trial(applied, {}, tuple(reverted), f"TURNGYM: {problem}\n{log}"[-20_000:], problem)
 
     workspace.reset(base)
     folder = Folder(workspace.root)
@@ -239,17 +313,22 @@ def grade(
     apply = _apply(_MODEL, _APPLY_FAILED, 3) if patch.strip() else "true"
     result = sandbox.run(f"{apply} && {_changed(base, changed_file)}")
     if _APPLY_FAILED in result.output or result.returncode != 0:
-        why = _APPLY_FAILED if _APPLY_FAILED in result.output else "TURNGYM: git failed"
-        return verdict(False, f"{why}\n{result.output}")
-    tests_touched = {*task.test_files, *_patched_files(task.test_patch)}
+        why = "the patch does not apply" if _APPLY_FAILED in result.output else "git failed"
+        return trial(False, why, result.output)
+    patched = _patched_files(task.test_patch)
+    tests_touched = {*task.test_files, *patched}
     top = _base_names(base)
+
+    def put_back(path: str) -> bool:
+        return is_test_infrastructure(path, tests_touched, top) or _in_the_way(path, patched)
+
     try:
         changed = _read_list(folder, changed_file)
     except PathRefused as refused:
-        return verdict(True, f"TURNGYM: the changed files could not be listed: {refused}")
-    reverted = sorted(p for p in changed if is_test_infrastructure(p, tests_touched, top))
+        return trial(True, f"the changed files could not be listed: {refused}", "")
+    reverted = sorted(p for p in changed if put_back(p))
 
-    # 2. the test infrastructure as it was, then the hidden tests
+    # 2. the test infrastructure as it was (what is in the way gone first), then the hidden tests
     files = _files_at_base(base)
     restore = [p for p in reverted if p in files]
     remove = sorted({_removal(p, top) for p in reverted if p not in files})
@@ -257,30 +336,39 @@ def grade(
     folder.write_bytes(".git/turngym-remove", _nul_list(remove))
     again = f".git/turngym-changed-{secrets.token_hex(8)}"
     steps = [
+        "xargs -0 -r rm -rf -- < .git/turngym-remove",
         f"{_GIT} checkout -q {base.commit} --pathspec-from-file=.git/turngym-restore "
         "--pathspec-file-nul"
         if restore
         else "true",
-        "xargs -0 -r rm -rf -- < .git/turngym-remove",
         _changed(base, again),  # read before any code of the patch's runs
         _apply(_TESTS, _TEST_PATCH_FAILED, 4) if task.test_patch.strip() else "true",
     ]
     result = sandbox.run(" && ".join(steps), env={"GIT_LITERAL_PATHSPECS": "1"})
     try:
-        left = [
-            p for p in _read_list(folder, again) if is_test_infrastructure(p, tests_touched, top)
-        ]
+        left = [p for p in _read_list(folder, again) if put_back(p)]
     except PathRefused as refused:
         left = [f"(the list could not be read: {refused})"]
     if _TEST_PATCH_FAILED in result.output:
-        return verdict(True, f"{_TEST_PATCH_FAILED}\n{result.output}", reverted=reverted)
+        why = _first_error(result.output)
+        problem = "the hidden tests' patch does not apply" + (f" ({why})" if why else "")
+        return trial(True, problem, result.output, reverted)
     if result.returncode != 0 or left:
-        log = f"TURNGYM: the test infrastructure could not be put back: {left}\n{result.output}"
-        return verdict(True, log, reverted=reverted)
+        problem = f"the test infrastructure could not be put back: {left}"
+        return trial(True, problem, result.output, reverted)
 
     # 3. the tests, their outcomes from the plugin's signed lines only
-    tests, log = _run_tests(task, sandbox, timeout)
-    return verdict(True, log, tests, reverted)
+    tests, log = _run_tests(task, sandbox, timeout, task.test_files if paths is None else paths)
+    return Trial(True, tests, tuple(reverted), log[-20_000:])
+
+
+def _first_error(output: str) -> str:
+    """The first ``error:`` line of git in ``output``, shortened (for a one-line message)."""
+    for line in output.splitlines():
+        if line.startswith("error:"):
+            line = line.removeprefix("error:").strip()
+            return line if len(line) <= 200 else line[:197] + "..."
+    return ""
 
 
 def _apply(name: str, failure: str, status: int) -> str:
@@ -331,11 +419,11 @@ def _base_names(base: Base) -> frozenset[str]:
 
 
 def _run_tests(
-    task: SWETask, sandbox: Sandbox, timeout: float | None
+    task: SWETask, sandbox: Sandbox, timeout: float | None, paths: Sequence[str]
 ) -> tuple[dict[str, str], str]:
-    """Run the task's tests with the plugin; (each test id's outcome, the output's tail)."""
+    """Run ``paths`` with the plugin; (each test id's outcome, the output's tail)."""
     key = secrets.token_bytes(32)
-    files = " ".join(shlex.quote(f) for f in task.test_files)
+    files = " ".join(shlex.quote(f) for f in paths)
     command = f"{task.test_cmd} -p turngym_grade {files}"
     env = {**_TEST_ENV, "PYTHONPATH": str(PLUGIN_DIR)}
     records = bytearray()
