@@ -372,7 +372,7 @@ def test_a_fix_with_a_test_of_its_own_in_the_hidden_tests_file_resolves(env):
     # SWE-bench puts the files the test patch touches back at the base commit first.
     own = "\\n\\ndef test_mine():\\n    assert total([5]) == 5\\n"
     obs, reward, terminated, _truncated, info = submit_fix_and(
-        env, f'bash("printf \'{own}\' >> tests/test_ops.py && python -m pytest -q tests")'
+        env, f"bash(\"printf '{own}' >> tests/test_ops.py && python -m pytest -q tests\")"
     )
     assert terminated and reward == 1.0 and info["resolved"], (obs, info["tests"])
     assert info["reverted"] == ["tests/test_ops.py"] and info["grade_problem"] == ""

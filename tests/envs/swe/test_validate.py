@@ -125,7 +125,8 @@ def test_a_jsonl_user_validates_and_writes_back_their_own_tasks(tmp_path, capsys
     assert "DIFF toy__mathy-1" in out and "misses 1 of 2: tests/test_ops.py::test_total_of" in out
 
     assert main([*argv, "--write"]) == 0
-    assert "1 tasks: 1 valid, 0 not" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 tasks: 0 valid, 1 with other lists (written), 0 with problems" in out
     written = json.loads(path.read_text())
     assert json.loads(written["PASS_TO_PASS"]) == list(task.pass_to_pass)
     assert written["version"] == "1.0" and written["patch"] == task.patch

@@ -14,7 +14,7 @@ or the JSONL file the tasks came from.
 Run it on the bundled tasks or on a SWE-bench / SWE-Gym JSONL of your own::
 
     python -m turngym.envs.swe.validate                   # every bundled task
-    python -m turngym.envs.swe.validate --task jpath --write
+    python -m turngym.envs.swe.validate --task turngym__jpath --write
     python -m turngym.envs.swe.validate --jsonl tasks.jsonl --repo owner/name=/path/to/clone
 
 It exits 0 when every task is valid (after ``--write``: when every list could be
@@ -401,10 +401,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"     {line}", flush=True)
     if args.write:
         _write(args, results)
-    bad = [r for r in results if (r.problems if args.write else not r.ok)]
+    failed = sum(bool(r.problems) for r in results)
+    differ = sum(not r.problems and not r.ok for r in results)
     if not args.json:
-        print(f"{len(results)} tasks: {len(results) - len(bad)} valid, {len(bad)} not")
-    return 1 if bad else 0
+        print(
+            f"{len(results)} tasks: {len(results) - failed - differ} valid, {differ} with "
+            f"other lists{' (written)' if args.write else ''}, {failed} with problems"
+        )
+    return 1 if failed or (differ and not args.write) else 0
 
 
 def _write(args: argparse.Namespace, results: Sequence[Validation]) -> None:
