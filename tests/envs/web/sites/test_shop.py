@@ -1,12 +1,18 @@
-"""The shop site without a browser: catalog, search, pages, orders and the reward."""
+"""The shop site without a browser: catalog, search, pages, orders and the reward.
+
+These run the easy shop (the shop before difficulties, pinned seed for seed); the hard
+one's catalog and instructions are in test_shop_hard.py.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import sqlite3
 import time
+from dataclasses import astuple
 from html import unescape
 from pathlib import Path
 from urllib.parse import urlencode
@@ -17,13 +23,18 @@ from werkzeug.test import Client
 
 from turngym.envs.web.server import SiteDatabase
 from turngym.envs.web.sites.shop import ShopSite, reward
-from turngym.envs.web.sites.shop.catalog import generate_catalog, load_product, load_products
+from turngym.envs.web.sites.shop.catalog import (
+    generate_catalog,
+    generate_instructions,
+    load_product,
+    load_products,
+)
 from turngym.envs.web.sites.shop.search import RESULTS_PER_PAGE, ShopIndex, shop_index
 from turngym.envs.web.sites.shop.site import TYPE_MISMATCH, meets_goal, oracle_plan, search_query
 from turngym.envs.web.sites.shop.vocabulary import PRODUCT_TYPES
 from turngym.envs.web.tasks import Site, Step, Task
 
-SITE = ShopSite()
+SITE = ShopSite("easy")
 LINK = re.compile(r'<a href="(/product/\d+[^"]*)">([^<]*)</a>')
 
 
@@ -63,6 +74,46 @@ def test_site_satisfies_the_protocol():
     site: Site = SITE
     assert site.name == "shop-v1"
     assert site.templates == ("buy_product",)
+
+
+def test_difficulty_defaults_to_hard_and_is_validated():
+    assert ShopSite().difficulty == "hard" and ShopSite().name == "shop-hard-v1"
+    assert SITE.difficulty == "easy"
+    with pytest.raises(ValueError, match=r"^difficulty must be one of \('hard', 'easy'\)"):
+        ShopSite("medium")
+
+
+def test_easy_is_the_shop_before_difficulties(db: SiteDatabase):
+    """Pinned on the commit before difficulties: same catalog, instructions and draws."""
+    products = generate_catalog()
+    blob = json.dumps(
+        [[astuple(p) for p in products], generate_instructions(products)], sort_keys=True
+    )
+    assert hashlib.sha256(blob.encode()).hexdigest() == (
+        "2ed05c9c77b2d9860618f0e1284bab9ebb220a2909d9c8bb893e76d3890db3ed"
+    )
+    assert products[0].title == (
+        "Corvane Nimbus Waterproof Non-Slip Cushioned Reflective Running Shoes"
+    )
+    assert _sample(db, 0).instruction == (
+        "i am looking for bpa free, dishwasher safe and straw lid water bottle with "
+        "color: white, capacity: 18 oz, and price lower than 30.00 dollars"
+    )
+    task = _sample(db, 7)
+    assert task.instruction == (
+        "i am looking for large capacity backpack with color: navy, capacity: 40 l, "
+        "and price lower than 150.00 dollars"
+    )
+    assert dict(task.goal) == {
+        "attributes": ["large capacity"],
+        "options": {"capacity": "40 l", "color": "navy"},
+        "price_upper": 150.0,
+        "product_id": 738,
+        "type": "backpack",
+    }
+    assert task.oracle[2] == Step.click(
+        "link", "Aldermoor Pulse Lightweight Large Capacity Backpack - $98.07"
+    )
 
 
 def test_catalog_and_instruction_counts(prepared: Path):

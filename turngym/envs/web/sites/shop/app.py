@@ -1,8 +1,9 @@
 """The shop's web pages: a server-rendered Werkzeug WSGI app over the shop database.
 
 Pages (plain HTML, a little inline CSS, no scripts): ``/`` (search box), ``/search``
-(``?q=...&page=N``, 10 results a page), ``/product/<id>`` (options and the buy
-buttons), ``/cart``, ``/checkout`` and ``/order/<no>``. State changes are POST forms
+(``?q=...&page=N``, 10 results a page), ``/product/<id>`` (features, description,
+options and the buy buttons; the hard catalog's pages have no feature list),
+``/cart``, ``/checkout`` and ``/order/<no>``. State changes are POST forms
 answered with a 303 redirect. Every request opens its own SQLite connection, because
 the env replaces the database file between episodes.
 
@@ -197,9 +198,12 @@ class ShopApp:
             f'<p class="price">Price: {p.price_text}</p>',
             f"<p>Rating: {p.rating} out of 5 ({p.reviews} reviews)</p>",
             f"<p>Category: {escape(p.category)}. Type: {escape(p.type)}.</p>",
-            "<h2>Features</h2><ul>",
-            *(f"<li>{escape(a)}</li>" for a in p.attributes),
-            f"</ul><h2>Description</h2><p>{escape(p.description)}</p>",
+        ]
+        if shop_index(conn).features:  # the hard shop states features in descriptions only
+            parts += ["<h2>Features</h2><ul>", *(f"<li>{escape(a)}</li>" for a in p.attributes)]
+            parts.append("</ul>")
+        parts += [
+            f"<h2>Description</h2><p>{escape(p.description)}</p>",
             f'<h2>Options</h2><form method="post" action="/buy/{p.id}">',
         ]
         for group, values in p.options:

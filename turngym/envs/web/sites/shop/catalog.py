@@ -36,6 +36,7 @@ __all__ = [
     "generate_instructions",
     "load_product",
     "load_products",
+    "write_database",
 ]
 
 PRODUCTS_PER_TYPE = 50
@@ -267,11 +268,24 @@ def build_database(path: Path) -> None:
     The content is the same on every call (fixed seeds, fixed insertion order).
     """
     products = generate_catalog()
-    instructions = generate_instructions(products)
+    write_database(path, products, generate_instructions(products), {"catalog": CATALOG_VERSION})
+
+
+def write_database(
+    path: Path,
+    products: list[Product],
+    instructions: list[tuple[int, str, dict[str, Any]]],
+    meta: dict[str, str],
+) -> None:
+    """Write ``products``, ``instructions`` and the ``meta`` rows into a new SQLite file.
+
+    ``meta`` needs ``"catalog"`` (the version that names the catalog); the hard catalog
+    adds ``"difficulty": "hard"`` (see ``search.shop_index``).
+    """
     conn = sqlite3.connect(path)
     try:
         conn.executescript(SCHEMA)
-        conn.execute("INSERT INTO meta VALUES ('catalog', ?)", (CATALOG_VERSION,))
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
         conn.executemany(
             "INSERT INTO products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [_product_row(p) for p in products],

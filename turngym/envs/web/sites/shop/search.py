@@ -1,6 +1,8 @@
 """Product search: the one BM25 ranking that the results pages show and the oracle plans with.
 
-A product's document is its title, attributes and description. ``shop_index`` builds
+A product's document is its title, attributes and description; in the hard catalog,
+whose product pages list no features, it is what those pages show: the title and the
+description (which states the attributes in prose). ``shop_index`` builds
 the index once per process and catalog version (the catalog never changes while the
 shop runs; only the cart and order tables do), so every request and every task reuses it.
 """
@@ -32,6 +34,8 @@ class ShopIndex:
 
     Args:
         products: the catalog, by id.
+        features: whether product pages list the attributes as features (the easy
+            catalog) and so search indexes them; False for the hard catalog.
 
     Example:
         >>> from turngym.envs.web.sites.shop.catalog import generate_catalog
@@ -41,10 +45,16 @@ class ShopIndex:
 
     """
 
-    def __init__(self, products: list[Product]) -> None:
+    def __init__(self, products: list[Product], *, features: bool = True) -> None:
         self.products = products
+        self.features = features
         self.by_id = {p.id: p for p in products}
-        docs = [" ".join((p.title, *p.attributes, p.description)) for p in products]
+        docs = [
+            " ".join((p.title, *p.attributes, p.description))
+            if features
+            else f"{p.title} {p.description}"
+            for p in products
+        ]
         self._bm25 = BM25Index(docs, stopwords=STOPWORDS)
 
     def search(self, query: str) -> list[Product]:
@@ -71,11 +81,15 @@ _LOCK = threading.Lock()
 
 
 def shop_index(conn: sqlite3.Connection) -> ShopIndex:
-    """The index of the catalog in ``conn``, built on first use and then shared."""
-    version = conn.execute("SELECT value FROM meta WHERE key = 'catalog'").fetchone()[0]
+    """The index of the catalog in ``conn``, built on first use and then shared.
+
+    The database's ``meta`` table names the catalog and, for the hard one, its difficulty.
+    """
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     count = conn.execute("SELECT COUNT(*) FROM products").fetchone()[0]
-    key = (str(version), int(count))
+    key = (str(meta["catalog"]), int(count))
     with _LOCK:  # the server is threaded: build once, not once per concurrent request
         if key not in _CACHE:
-            _CACHE[key] = ShopIndex(load_products(conn))
+            features = meta.get("difficulty", "easy") == "easy"
+            _CACHE[key] = ShopIndex(load_products(conn), features=features)
         return _CACHE[key]

@@ -1,7 +1,11 @@
 """``ShopSite``: the WebShop-like site's tasks, oracle plans and WebShop-style reward.
 
-A task is one of the database's seeded instructions ("i need waterproof running shoes
-with color: black, size: 9, and price lower than 60.00 dollars"). Its oracle searches
+A task is one of the database's seeded instructions: at ``difficulty="easy"`` ("i need
+waterproof running shoes with color: black, size: 9, and price lower than 60.00
+dollars") from the easy catalog, at ``"hard"`` a paraphrased one ("i'm after some
+running shoes with a fully watertight build; in jet black and in size nine; budget at
+most $60.00") from the hard catalog, where near-miss distractors surround every target
+(``hard``). Its oracle searches
 for the goal's attributes and type, pages to the best-ranked product that meets the
 whole goal, picks the goal's options and clicks "Buy Now". ``reward`` is WebShop's
 (Yao et al. 2022) attribute/option/price match, scaled down for a wrong product type.
@@ -19,12 +23,29 @@ from typing import Any
 import numpy as np
 
 from turngym.envs.web.sites.shop.app import ShopApp, option_label
-from turngym.envs.web.sites.shop.catalog import Product, build_database, load_product
+from turngym.envs.web.sites.shop.catalog import (
+    Product,
+    build_database,
+    load_product,
+    write_database,
+)
+from turngym.envs.web.sites.shop.hard import HARD_CATALOG_VERSION, generate_hard_catalog
 from turngym.envs.web.sites.shop.search import RESULTS_PER_PAGE, ShopIndex, shop_index
 from turngym.envs.web.sites.shop.vocabulary import CATALOG_VERSION
 from turngym.envs.web.tasks import Step, Task, WSGIApp
 
-__all__ = ["TYPE_MISMATCH", "ShopSite", "meets_goal", "oracle_plan", "reward", "search_query"]
+__all__ = [
+    "DIFFICULTIES",
+    "TYPE_MISMATCH",
+    "ShopSite",
+    "meets_goal",
+    "oracle_plan",
+    "reward",
+    "search_query",
+]
+
+DIFFICULTIES = ("hard", "easy")
+"""The shop's difficulties, the default first."""
 
 TYPE_MISMATCH = 0.1
 """Factor on the reward of a product of the wrong type (WebShop's small ``r_type``)."""
@@ -104,10 +125,16 @@ def oracle_plan(index: ShopIndex, goal: Mapping[str, Any]) -> tuple[Step, ...]:
 
 
 class ShopSite:
-    """A WebShop-like shop: 1,100 products, 600 instructions, one template (``buy_product``).
+    """A WebShop-like shop: 600 instructions, one template (``buy_product``).
 
     ``score`` is ``reward`` for the first order placed, averaged over its items when a
     checkout bought several (so extra purchases lower it); 0.0 when nothing was bought.
+
+    Args:
+        difficulty: ``"hard"`` (3,440 products: every target has four near-miss
+            distractors, features are stated only in descriptions, the price limit
+            binds and instructions are paraphrased) or ``"easy"`` (1,100 products,
+            instructions that name the goal verbatim: the shop before difficulties).
 
     Example:
         >>> import tempfile, sqlite3
@@ -121,12 +148,22 @@ class ShopSite:
 
     """
 
-    name: str = CATALOG_VERSION
     templates: tuple[str, ...] = ("buy_product",)
+
+    def __init__(self, difficulty: str = "hard") -> None:
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
+        self.difficulty = difficulty
+        self.name = CATALOG_VERSION if difficulty == "easy" else HARD_CATALOG_VERSION
 
     def build_database(self, path: Path) -> None:
         """Write the catalog, instructions and empty cart/order tables to ``path``."""
-        build_database(Path(path))
+        if self.difficulty == "easy":
+            build_database(Path(path))
+            return
+        products, instructions = generate_hard_catalog()
+        meta = {"catalog": HARD_CATALOG_VERSION, "difficulty": "hard"}
+        write_database(Path(path), products, instructions, meta)
 
     def app(self, db_path: Path) -> WSGIApp:
         """The shop's WSGI app over the database at ``db_path``."""
