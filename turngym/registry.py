@@ -310,8 +310,9 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.web:SiteOracle",
-        description="WebShop: search a 1,100-product local store and buy what the instruction "
-        "asks for; WebShop's attribute/option/price reward",
+        description="WebShop: search a local store and buy what the instruction asks for; "
+        "difficulty='hard' (default: near-miss distractors, paraphrased instructions) or "
+        "'easy'; WebShop's attribute/option/price reward",
     ),
     _e(
         "WebForum-v0",

@@ -14,7 +14,8 @@ jet black ... at most $60.00"). ``difficulty="easy"`` is the shop before difficu
 1,100 products and instructions that name the goal verbatim ("waterproof running shoes
 with color: black, ... price lower than 60.00 dollars"), seed for seed as before. The
 rule "search the instruction, pick the options it names, buy the first result" succeeds
-on about 4% of hard tasks and 72% of easy ones (``benchmarks/webshop_difficulty.py``).
+on 0.5% of hard tasks (mean reward 0.32) and 55% of easy ones (0.84); the oracle on all
+(600 seeds each, ``benchmarks/webshop_difficulty.py``).
 """
 
 from __future__ import annotations
