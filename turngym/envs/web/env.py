@@ -10,7 +10,7 @@ site says so (an order placed); the reward is the site's score in [0, 1] and
 from __future__ import annotations
 
 import contextlib
-from typing import Any, ClassVar
+from typing import Any
 
 from turngym.envs.web.browser import BrowserError
 from turngym.envs.web.browser_env import ACTION_HELP, BrowserEnv
@@ -33,7 +33,8 @@ class SiteEnv(BrowserEnv):
 
     """
 
-    site: ClassVar[Site]
+    site: Site
+    """The site; a subclass sets it on the class, or per instance before ``__init__``."""
 
     def __init__(self, *, template: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -11,8 +11,6 @@ any table: an upvote on the side spoils a new post), a fact against the answer.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from turngym.envs.web.env import SiteEnv
 from turngym.envs.web.sites.admin import AdminSite
 from turngym.envs.web.sites.forum import ForumSite
@@ -32,7 +30,7 @@ class WebForumEnv(SiteEnv):
 
     """
 
-    site: ClassVar[Site] = ForumSite()
+    site: Site = ForumSite()
 
 
 class WebAdminEnv(SiteEnv):
@@ -46,4 +44,4 @@ class WebAdminEnv(SiteEnv):
 
     """
 
-    site: ClassVar[Site] = AdminSite()
+    site: Site = AdminSite()

@@ -20,7 +20,7 @@ on 0.5% of hard tasks (mean reward 0.32) and 55% of easy ones (0.84); the oracle
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from turngym.envs.web.env import SiteEnv
 from turngym.envs.web.sites.shop import ShopSite
@@ -47,13 +47,12 @@ class WebShopEnv(SiteEnv):
 
     """
 
-    site: ClassVar[Site] = ShopSite()  # the default (hard) shop, for readers of the class
+    site: Site = ShopSite()  # the default (hard) shop, for readers of the class
 
     def __init__(self, *, difficulty: str = "hard", **kwargs: Any) -> None:
         if difficulty not in DIFFICULTIES:
             raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
         self.difficulty = difficulty
-        # SiteEnv declares ``site`` a class variable (one site per env class); the shop's
-        # difficulty picks its catalog per instance. Set before SiteEnv's __init__ reads it.
-        self.site = ShopSite(difficulty)  # type: ignore[misc]
+        # The difficulty picks the catalog per instance; SiteEnv's __init__ reads it.
+        self.site = ShopSite(difficulty)
         super().__init__(**kwargs)
