@@ -12,6 +12,7 @@ from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.sliding_window import SlidingWindow, SlidingWindowGame
 from turngym.wrappers.summarize import SummarizeContext, SummarizeContextGame
 from turngym.wrappers.text_features import TextFeatures
+from turngym.wrappers.training_step import TrainingStepAware, set_training_step
 from turngym.wrappers.unary_feedback import UnaryFeedback
 
 __all__ = [
@@ -36,6 +37,8 @@ __all__ = [
     "SummarizeContext",
     "SummarizeContextGame",
     "TextFeatures",
+    "TrainingStepAware",
     "UnaryFeedback",
     "load_transcripts",
+    "set_training_step",
 ]

@@ -367,6 +367,7 @@ WRAPPERS = {
     "parse_action": "ParseAction",
     "gated_reward": "GatedReward",
     "unary_feedback": "UnaryFeedback",
+    "horizon_curriculum": "HorizonCurriculum",
 }
 """Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
 
