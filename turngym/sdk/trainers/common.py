@@ -253,6 +253,24 @@ def _base_type(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
+def _top_level_split(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets.
+
+    A list flag's items may hold Python literals
+    (``horizon_curriculum:schedule=[(0, 2), (9, 4)]``).
+    """
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
 def _parser_for(kind: Any, optional: bool, name: str) -> Any:
     def parse(text: str) -> Any:
         if optional and text.lower() in ("none", "null"):
@@ -272,7 +290,7 @@ def _parser_for(kind: Any, optional: bool, name: str) -> Any:
                     f"--{name} takes {kind.__name__}, got {text!r}"
                 ) from None
         if origin is list or kind is list:
-            return [part.strip() for part in text.split(",") if part.strip()]
+            return [part.strip() for part in _top_level_split(text) if part.strip()]
         if origin is dict or kind is dict:
             try:
                 value = json.loads(text)
