@@ -89,6 +89,7 @@ def _turn(obs: Any, seen: dict[str, Any], action: str, agent: Agent, rec: Any, w
         agent=who,
         segment=int(seen.get("segment", 0) or 0),
         trainable=bool(getattr(agent, "trainable", False)),
+        state_key=seen.get("state_key"),
     )
     if rec is not None:
         turn.prompt_ids = list(rec.prompt_ids)

@@ -10,6 +10,7 @@ from turngym.wrappers.memory import MemoryStore, MemoryTools, MemoryToolsGame
 from turngym.wrappers.parse_action import ParseAction, ParseActionGame
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.sliding_window import SlidingWindow, SlidingWindowGame
+from turngym.wrappers.state_key import StateKey
 from turngym.wrappers.summarize import SummarizeContext, SummarizeContextGame
 from turngym.wrappers.text_features import TextFeatures
 from turngym.wrappers.training_step import TrainingStepAware, set_training_step
@@ -34,6 +35,7 @@ __all__ = [
     "RecordEpisodes",
     "SlidingWindow",
     "SlidingWindowGame",
+    "StateKey",
     "SummarizeContext",
     "SummarizeContextGame",
     "TextFeatures",

@@ -488,6 +488,10 @@ def make_text_env(
 ) -> Any:
     """``turngym.make(env_id, **env_kwargs)`` (or ``env_fn()``) with ``wrappers`` applied.
 
+    Under wrappers the env first gets ``StateKey``: an env without a ``state_key`` of
+    its own reports its observation's, so GiGPO anchors by the env's state and not by
+    a wrapper's prompt.
+
     Raises:
         ValueError: bad env arguments or wrapper options (one line).
 
@@ -499,6 +503,8 @@ def make_text_env(
         env = env_fn() if env_fn is not None else turngym.make(env_id, **env_kwargs)
     except TypeError as error:
         raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
+    if wrappers:
+        env = turngym.wrappers.StateKey(env)
     for spec in wrappers:
         name, kwargs = wrapper_spec(spec)
         try:
