@@ -6,6 +6,8 @@ One step of ``GRPOTrainer.train``:
    ``LLMAgent`` over an ``HFPolicy`` that shares the trained model), seeded by the step
    so a run replays exactly. In a PettingZoo game every seat is the learner (self-play),
    or, with an opponent pool, some games put a frozen past checkpoint on one seat.
+   Every env's wrappers are first told the step (``set_training_step``, e.g. a
+   ``horizon_curriculum`` in ``wrappers``); evaluation envs get it too.
 2. **advantages**: ``grpo`` (StarPO / Dr. GRPO), ``gigpo``, ``turn_level`` (MT-GRPO),
    ``rae`` (SPIRAL, per (game, seat) baselines) or ``per_agent_norm`` (MARS), from
    ``turngym.sdk.advantages``; zero-advantage groups are dropped and StarPO-S keeps the
