@@ -9,11 +9,12 @@ gives the success rate with its 95% Wilson interval and the mean return. The age
   the env lists none);
 - ``heuristic``: the simplest rule a newcomer would try first. By default it takes the
   first listed legal action every turn (the first direction, the first word, the first
-  link or widget). SWE's submits the repository unchanged; the web sites' says
-  ``answer("done")`` at once (a reward that pays it is broken). WebShop's rule baseline
-  (the one from WebShop's paper) is measured on the shop's app by
-  ``webshop_difficulty.py``. Envs whose actions are free text and that have no such rule
-  get a ``"skipped"`` line.
+  link or widget). MiniWoB's clicks the element the instruction names (a quoted label,
+  else a word of it, else the next element). SWE's submits the repository unchanged;
+  the web sites' says ``answer("done")`` at once (a reward that pays it is broken).
+  WebShop's rule baseline (the one from WebShop's paper) is measured on the shop's app
+  by ``webshop_difficulty.py``. Envs whose actions are free text and that have no such
+  rule get a ``"skipped"`` line.
 
 ``--markdown FILE`` writes the tables the README links to, one per family.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -73,6 +75,45 @@ class ClaimDoneAgent(BaseAgent):
         return 'answer("done")'
 
 
+class ClickNamedAgent(BaseAgent):
+    """MiniWoB: click the element the instruction names, by keyword match on the page.
+
+    Each turn it clicks the first ``[N]`` element not clicked yet whose name is a quoted
+    string of the instruction, else one whose name is a word of it, else the first
+    element not clicked yet; with nothing left it answers.
+    """
+
+    rule = "click the element the instruction names"
+
+    def __init__(self) -> None:
+        self._clicked: set[str] = set()
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the clicks of the last episode."""
+        self._clicked = set()
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        """One click (or the closing answer)."""
+        text = str(obs)
+        instruction = str(info.get("instruction") or text.splitlines()[0]).lower()
+        quoted = set(re.findall(r'"([^"]+)"', instruction))
+        words = set(re.findall(r"\w+", instruction))
+        elements = [
+            (ref, name.lower())
+            for ref, name in re.findall(r"^\s*\[(\d+)\] \w+(?: '([^']*)')?", text, re.M)
+            if ref not in self._clicked
+        ]
+        ranked = (
+            [ref for ref, name in elements if name and name in quoted]
+            + [ref for ref, name in elements if name and name in words]
+            + [ref for ref, _ in elements]
+        )
+        if not ranked:
+            return 'answer("done")'
+        self._clicked.add(ranked[0])
+        return f"click({ranked[0]})"
+
+
 def group(row: EnvEntry) -> str:
     """The table a row goes in: its registry family, with MiniWoB apart from the sites."""
     return "miniwob" if row.id.startswith("turngym/miniwob.") else row.family
@@ -87,7 +128,9 @@ def heuristic_for(row: EnvEntry, info: dict[str, Any]) -> Agent | None:
         return SubmitUnchangedAgent()
     if row.id == "turngym/WebShop-v0":
         return None  # its rule baseline is measured on the shop's app by webshop_difficulty.py
-    if row.family == "web" and group(row) == "web":
+    if group(row) == "miniwob":
+        return ClickNamedAgent()
+    if row.family == "web":
         return ClaimDoneAgent()
     if info.get("legal_actions"):
         return FirstLegalAgent()
