@@ -42,6 +42,7 @@ from turngym.agents.base import Agent, BaseAgent
 from turngym.registry import ENVS, EnvEntry
 from turngym.sdk.evaluation import EvalResult, evaluate
 
+AGENTS = ("expert", "random", "heuristic")
 FAMILIES = ("text", "classic", "games", "web", "miniwob", "gui", "swe")
 
 
@@ -161,11 +162,13 @@ def _agents(row: EnvEntry) -> tuple[dict[str, Callable[[gym.Env], Agent] | None]
     }, rule
 
 
-def measure(row: EnvEntry, episodes: int) -> list[dict[str, Any]]:
-    """One JSON-ready line per agent for one env."""
+def measure(row: EnvEntry, episodes: int, only: Sequence[str] = AGENTS) -> list[dict[str, Any]]:
+    """One JSON-ready line per agent (of ``only``) for one env."""
     lines = []
     agents, rule = _agents(row)
     for name, factory in agents.items():
+        if name not in only:
+            continue
         line: dict[str, Any] = {
             "bench": "headroom",
             "env": row.id,
@@ -238,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families")
     parser.add_argument("--envs", default="*", help="glob over env ids (turngym/ prefix optional)")
     parser.add_argument("--episodes", type=int, default=20, help="seeds 0..N-1 for every agent")
+    parser.add_argument("--agents", default=",".join(AGENTS), help="a comma-separated subset")
     parser.add_argument("--markdown", type=Path, help="write one table per family here")
     parser.add_argument(
         "--from-jsonl",
@@ -256,6 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = families - set(FAMILIES)
     if unknown:
         parser.error(f"unknown family {sorted(unknown)}; choose from {', '.join(FAMILIES)}")
+    if not set(args.agents.split(",")) <= set(AGENTS):
+        parser.error(f"--agents takes a comma-separated subset of {', '.join(AGENTS)}")
     rows = [
         e
         for e in ENVS
@@ -267,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     lines = []
     for row in rows:
-        for line in measure(row, args.episodes):
+        for line in measure(row, args.episodes, args.agents.split(",")):
             print(json.dumps(line), flush=True)
             lines.append(line)
     if args.markdown:
