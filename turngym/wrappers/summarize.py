@@ -258,10 +258,12 @@ class SummarizeContextGame(ChatHistoryGame):
 
     Each player sees ``{"messages": [...], "action_mask": ...}`` (see ``ChatHistoryGame``).
     When a player's conversation passes ``budget_tokens`` on its turn, it is asked for a
-    summary; its next action is the summary (a wrapper turn: the game waits) and its
-    conversation restarts as [task, summary + latest observation]. Past
-    ``max_summaries`` (a game cannot truncate one player) the oldest turns are dropped
-    instead. Arguments as for ``SummarizeContext``.
+    summary (``infos[agent]["summary_request"] = True``); its next action is the summary
+    (a wrapper turn: the game waits, ``infos[agent]["wrapper_turn"] = True``) and its
+    conversation restarts as [task, summary + latest observation]
+    (``context_event = "summary"``, its ``segment`` + 1). Past ``max_summaries`` (a game
+    cannot truncate one player) the oldest turns are dropped instead (``"evict"``).
+    Arguments as for ``SummarizeContext``.
     """
 
     def __init__(
@@ -291,9 +293,9 @@ class SummarizeContextGame(ChatHistoryGame):
         self._awaiting = dict.fromkeys(self.possible_agents, False)
         self.summaries = dict.fromkeys(self.possible_agents, 0)
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def _conversation(self, agent: str) -> dict[str, Any]:
         """The player's conversation, within the budget (with a summary request if due)."""
-        out = super().observe(agent)
+        out = super()._conversation(agent)
         core, log = self._core, self._logs[agent]
         messages = log.messages
         if core.count_tokens(messages) <= core.budget_tokens and not self._awaiting[agent]:
@@ -304,6 +306,7 @@ class SummarizeContextGame(ChatHistoryGame):
         ask = to_move and (self._awaiting[agent] or self.summaries[agent] < core.max_summaries)
         tail = [Message(role="user", content=core.instruction)] if ask else []
         self._awaiting[agent] = ask
+        self._note(agent, summary_request=ask)
         out["messages"] = self._fit(log, tail)
         return out
 
@@ -314,9 +317,10 @@ class SummarizeContextGame(ChatHistoryGame):
             super().step(action)
             return
         log, core = self._logs[agent], self._core
+        self._acting(agent, action)
         self._awaiting[agent] = False
         self.summaries[agent] += 1
-        log.segment += 1
+        segment = self._rebuilt(agent, "summary")
         latest = log.messages[-1]["content"]
         # Two messages: the observation stays last, so it can be refreshed on its own.
         log.turns = [
@@ -325,7 +329,7 @@ class SummarizeContextGame(ChatHistoryGame):
         ]
         if core.count_tokens(log.messages) > core.budget_tokens:
             log.turns = self._fit(log, [])[len(log.head) :]
-        wrapper_turn(self, agent, context_event="summary", segment=log.segment)
+        wrapper_turn(self, agent, context_event="summary", segment=segment)
 
     def _fit(self, log: ChatLog, tail: list[Message]) -> list[Message]:
         """The head, the latest turns that fit with ``tail``, then ``tail``.
