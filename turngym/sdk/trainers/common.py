@@ -11,7 +11,8 @@
 - ``add_config_flags`` / ``config_from_args``: every field of a config dataclass as a
   command-line flag, with ``--config FILE`` (JSON or TOML) supplying defaults.
   ``COMMON_FIELD_DOCS`` documents the fields every trainer's config shares.
-- ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``.
+- ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``;
+  ``make_game_env``: a registered game with their game twins (``GAME_WRAPPERS``).
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
 - ``run_training``: the loop around a trainer's ``train_step``: resume, evaluation
@@ -35,6 +36,7 @@ from typing import Any
 from turngym.hf_compat import quiet
 
 __all__ = [
+    "GAME_WRAPPERS",
     "WRAPPERS",
     "MetricsLog",
     "add_config_flags",
@@ -47,6 +49,7 @@ __all__ = [
     "is_number",
     "latest_checkpoint",
     "load_policy",
+    "make_game_env",
     "make_text_env",
     "plot_curves",
     "resolve_model",
@@ -389,10 +392,24 @@ WRAPPERS = {
 }
 """Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
 
+GAME_WRAPPERS = {
+    "chat_history": "ChatHistoryGame",
+    "sliding_window": "SlidingWindowGame",
+    "summarize": "SummarizeContextGame",
+    "internal_state": "InternalStateGame",
+    "markovian_chunks": "MarkovianChunksGame",
+    "memory": "MemoryToolsGame",
+    "parse_action": "ParseActionGame",
+}
+"""The game twin a wrapper name gives on a PettingZoo game (``make_game_env``)."""
+
 
 COMMON_FIELD_DOCS: dict[str, str] = {
     "env_kwargs": "JSON object of env constructor arguments",
-    "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
+    "wrappers": (
+        f"wrappers, applied in order: {', '.join(WRAPPERS)} (on a game, GRPO puts the "
+        f"game twin of each around it: {', '.join(GAME_WRAPPERS)})"
+    ),
     "model": "'tiny' (build a tiny model from a config) or a saved model directory",
     "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
     "system_prompt": "system message before every observation",
@@ -512,6 +529,37 @@ def make_text_env(
         except TypeError as error:
             raise ValueError(f"wrapper {spec!r}: {error}") from None
     return env
+
+
+def make_game_env(env_id: str, env_kwargs: dict[str, Any], wrappers: Sequence[str] = ()) -> Any:
+    """``turngym.make_game(env_id, **env_kwargs)`` with the game twins of ``wrappers``.
+
+    Each wrapper of the spec (``WRAPPERS`` names, applied in order) becomes its game
+    twin (``GAME_WRAPPERS``), which acts for every seat.
+
+    Raises:
+        ValueError: bad game arguments, a wrapper with no game twin, bad options (one line).
+
+    """
+    import turngym
+    import turngym.wrappers
+
+    try:
+        game = turngym.make_game(env_id, **env_kwargs)
+    except TypeError as error:
+        raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
+    for spec in wrappers:
+        _, kwargs = wrapper_spec(spec)  # unknown names and malformed options fail here
+        name = spec.partition(":")[0]
+        if name not in GAME_WRAPPERS:
+            raise ValueError(
+                f"wrapper {name!r} has no game twin; games take: {', '.join(GAME_WRAPPERS)}"
+            )
+        try:
+            game = getattr(turngym.wrappers, GAME_WRAPPERS[name])(game, **kwargs)
+        except TypeError as error:
+            raise ValueError(f"wrapper {spec!r}: {error}") from None
+    return game
 
 
 # -- policy models -------------------------------------------------------------------
