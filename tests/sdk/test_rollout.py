@@ -480,7 +480,10 @@ def test_self_play_through_each_game_twin_with_the_tiny_model(hf_policy, twin, e
                 assert t.trainable and t.prompt_ids == _template(hf_policy, messages)
                 kind = t.info.get("context_event")
                 assert t.wrapper_turn == (kind in ("summary", "chunk"))
+                assert t.state_key.startswith("obs:")  # the game's text, for GiGPO
             for a, b in itertools.pairwise(turns):
+                if a.wrapper_turn:  # the game waited: the same game state, the same anchor
+                    assert a.state_key == b.state_key
                 kind = a.info["context_event"]
                 assert b.segment == a.segment + (kind is not None) == a.info["segment"]
                 events[kind] += 1

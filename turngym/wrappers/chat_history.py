@@ -21,6 +21,7 @@ from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.spaces import Chat, Message
+from turngym.wrappers.state_key import observation_key
 
 __all__ = ["ChatHistory", "ChatHistoryGame", "ChatLog"]
 
@@ -143,7 +144,8 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
     it observes no longer extends what it last acted on (plus its action), because old
     turns were evicted or the context was rebuilt, its ``infos[agent]["segment"]`` goes
     up by one and ``infos[agent]["context_event"]`` says why (``"evict"``; subclasses:
-    ``"summary"``) until it acts again. Both are written when the agent observes.
+    ``"summary"``) until it acts again. Both are written when the agent observes, with
+    a ``state_key`` of the game's own text when the game gives none (GiGPO's anchor).
 
     Args:
         env: a turngym game (``turngym.make_game``) or any AEC env whose observations
@@ -175,6 +177,7 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
         self._shown: dict[str, list[Message]] = {}  # the latest view each agent observed
         self._prompt: dict[str, list[Message]] = {}  # the view it acted on + its action
         self._event: dict[str, str | None] = {}  # its context change since it acted
+        self._keys: dict[str, str] = {}  # the state keys this wrapper wrote
         self.segments: dict[str, int] = {}
         """Each player's context segment (``infos[agent]["segment"]``)."""
 
@@ -195,7 +198,7 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
         self._logs = {a: ChatLog(self.system, self.max_turns) for a in self.possible_agents}
         self._fresh = dict.fromkeys(self.possible_agents, True)
         self._acted = dict.fromkeys(self.possible_agents, None)
-        self._shown, self._prompt = {}, {}
+        self._shown, self._prompt, self._keys = {}, {}, {}
         self._event = dict.fromkeys(self.possible_agents, None)
         self.segments = dict.fromkeys(self.possible_agents, 0)
 
@@ -210,10 +213,23 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
         self._note(agent, context_event=self._event[agent], segment=self.segments[agent])
         return out
 
+    def _state_key(self, agent: str, text: str) -> None:
+        """Key the agent's game state by the game's own text when the game has no key.
+
+        GiGPO anchors turns by it (``StateKey``): the conversation differs between
+        episodes that reach the same game state.
+        """
+        infos = self.unwrapped.infos
+        mine = self._keys.get(agent)
+        if agent in infos and infos[agent].get("state_key", mine) == mine:  # none of its own
+            self._keys[agent] = key = observation_key(text)
+            infos[agent] = {**infos[agent], "state_key": key}
+
     def _conversation(self, agent: str) -> dict[str, Any]:
         """The agent's view before context bookkeeping (subclasses reshape its messages)."""
         inner = self.env.observe(agent)
         text = inner["text"] if isinstance(inner, dict) else str(inner)
+        self._state_key(agent, text)
         log = self._logs[agent]
         if self._fresh[agent]:
             log.start(text)

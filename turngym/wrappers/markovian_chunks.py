@@ -23,6 +23,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.wrappers.game_turns import BlankEnv, wrapper_turn
 from turngym.wrappers.parse_action import UNPARSED, ActionParser
+from turngym.wrappers.state_key import observation_key
 
 __all__ = ["MarkovianChunks", "MarkovianChunksGame"]
 
@@ -175,7 +176,9 @@ class MarkovianChunksGame(BaseWrapper[str, Any, str]):
     ``MarkovianChunks`` truncates) and the game receives ``"[no action found]"``
     (``ParseAction``'s marker, not a move of any turngym game), so the game's
     invalid-action rules (penalty, retry, forfeit) decide, with
-    ``infos[agent]["format_error"] = True``. Arguments as for ``MarkovianChunks``.
+    ``infos[agent]["format_error"] = True``. A game without a ``state_key`` gets one of
+    its own text (not the carried tail), so GiGPO anchors by the game's state.
+    Arguments as for ``MarkovianChunks``.
 
     Example:
         >>> import turngym
@@ -206,28 +209,30 @@ class MarkovianChunksGame(BaseWrapper[str, Any, str]):
         self._carry: dict[str, str] = {}
         self._since: dict[str, int] = {}
         self._event: dict[str, str | None] = {}
+        self._keys: dict[str, str] = {}  # the state keys this wrapper wrote
         self.chunks: dict[str, int] = {}
         """Each player's reasoning chunks this game: its ``infos[agent]["segment"]``."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Reset the game; nobody has reasoned yet."""
         super().reset(seed=seed, options=options)
-        self._carry, self._since, self._event, self.chunks = {}, {}, {}, {}
+        self._carry, self._since, self._event, self._keys, self.chunks = {}, {}, {}, {}, {}
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The game's observation, then the tail of the player's last chunk."""
         inner = self.env.observe(agent)
+        text = inner["text"] if isinstance(inner, dict) else str(inner)
         infos = self.unwrapped.infos
         if agent in infos:
-            infos[agent] = {
-                **infos[agent],
-                "context_event": self._event.get(agent),
-                "segment": self.chunks.get(agent, 0),
-            }
+            info = dict(infos[agent])
+            mine = self._keys.get(agent)
+            if info.get("state_key", mine) == mine:  # GiGPO's anchor: the game's state
+                info["state_key"] = self._keys[agent] = observation_key(text)
+            info.update(context_event=self._event.get(agent), segment=self.chunks.get(agent, 0))
+            infos[agent] = info
         carry = self._carry.get(agent)
         if not carry:
-            return dict(inner) if isinstance(inner, dict) else {"text": str(inner)}
-        text = inner["text"] if isinstance(inner, dict) else str(inner)
+            return dict(inner) if isinstance(inner, dict) else {"text": text}
         shown = f"{text}\n\n{CARRY_HEADER}\n{carry}"
         return {**inner, "text": shown} if isinstance(inner, dict) else {"text": shown}
 
