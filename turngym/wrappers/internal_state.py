@@ -22,6 +22,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.spaces import Unicode
 from turngym.wrappers.game_turns import BlankEnv
+from turngym.wrappers.parse_action import TagFinder
 
 __all__ = ["InternalState", "InternalStateGame"]
 
@@ -80,8 +81,7 @@ class InternalState(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         self.tag = tag
         self.max_state_chars = max_state_chars
         self.instruction = (instruction or DEFAULT_INSTRUCTION).replace("{tag}", tag)
-        self._block = re.compile(rf"<{tag}>(.*?)</{tag}>", re.S | re.I)
-        self._open = re.compile(rf"<{tag}>(.*)$", re.S | re.I)  # an unclosed last tag
+        self._tags = TagFinder(tag)  # linear time, even on 100k characters of "<state>"
         inner = getattr(env.observation_space, "max_length", 65_536)
         self.observation_space = Unicode(2 * inner + max_state_chars + len(self.instruction))
         self._task = ""
@@ -120,14 +120,17 @@ class InternalState(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
 
     def _split(self, action: str) -> tuple[str, str | None]:
         """(the env action, the latest state or None) from the agent's text."""
-        blocks = self._block.findall(action)
-        rest = self._block.sub(" ", action)
-        unclosed = self._open.search(rest)
+        found, unclosed = self._tags.blocks(action)
+        states = [action[inner:end] for _, inner, end, _ in found]
+        outside, at = [], 0
+        for start, _, _, end in found:
+            outside.append(action[at:start])
+            at = end
+        outside.append(action[at : unclosed[0] if unclosed else len(action)])
         if unclosed is not None:  # "<state>... (cut off)": the state runs to the end
-            blocks.append(unclosed.group(1))
-            rest = rest[: unclosed.start()]
-        state = blocks[-1].strip() if blocks else None
-        return rest.strip(), state
+            states.append(action[unclosed[1] :])
+        state = states[-1].strip() if states else None
+        return " ".join(outside).strip(), state
 
     def _context(self, obs: str) -> str:
         tag = self.tag

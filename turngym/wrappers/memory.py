@@ -401,7 +401,7 @@ def _call(tool: str, rest: str, k: int | None = None) -> ToolCall:
 def _parse_json_call(text: str) -> ToolCall | None:
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # deep nesting ('{"tool":' * 10**4) is not a call
         return None
     if not isinstance(data, dict):
         return None
