@@ -204,8 +204,8 @@ class CoreMemory:
     """MemGPT's core memory: one text block the agent edits in place, up to ``limit`` chars.
 
     ``append`` adds a line; ``replace`` swaps every occurrence of a text for another
-    (an empty one deletes it). An edit that would make the block longer than ``limit``
-    is refused and leaves it as it was.
+    (an empty one deletes it; lines left blank are dropped). An edit that would make the
+    block longer than ``limit`` is refused and leaves it as it was.
 
     Example:
         >>> core = CoreMemory(limit=40)
