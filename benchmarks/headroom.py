@@ -13,7 +13,7 @@ gives the success rate with its 95% Wilson interval and the mean return. The age
   else a word of it, else the next element). SWE's submits the repository unchanged;
   the web sites' says ``answer("done")`` at once (a reward that pays it is broken).
   WebShop's rule baseline (the one from WebShop's paper) is measured on the shop's app
-  by ``webshop_difficulty.py``. Envs whose actions are free text and that have no such
+  by ``webshop_difficulty.py``. Envs that list no legal actions and have no such
   rule get a ``"skipped"`` line.
 
 ``--markdown FILE`` writes the tables the README links to, one per family.
@@ -181,7 +181,7 @@ def measure(row: EnvEntry, episodes: int, only: Sequence[str] = AGENTS) -> list[
                 if name == "expert"
                 else "see benchmarks/webshop_difficulty.py"
                 if row.id == "turngym/WebShop-v0"
-                else "free-text actions, no simple rule"
+                else "no listed legal actions, no simple rule"
             )
         else:
             result: EvalResult = evaluate(row.id, factory, episodes=episodes, agent_name=name)
@@ -199,13 +199,30 @@ def measure(row: EnvEntry, episodes: int, only: Sequence[str] = AGENTS) -> list[
 
 
 def markdown(lines: Sequence[dict[str, Any]]) -> str:
-    """The measured lines as one table per family: success rate (mean return) per agent."""
+    """The measured lines as markdown: mean success per family, then one table per family.
+
+    The family table gives each agent's mean success rate over the envs it played (how
+    many in brackets); the env tables give success rate (mean return) per agent.
+    """
     by_env: dict[str, dict[str, dict[str, Any]]] = {}
     family: dict[str, str] = {}
     for line in lines:
         by_env.setdefault(line["env"], {})[line["agent"]] = line
         family[line["env"]] = line["family"]
-    out = []
+    out = [
+        "| family | envs | expert | random | heuristic |",
+        "|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        rows = [by_env[e] for e in by_env if family[e] == fam]
+        if not rows:
+            continue
+        means = []
+        for agent in AGENTS:
+            rates = [r[agent]["success_rate"] for r in rows if "success_rate" in r.get(agent, {})]
+            means.append(f"{sum(rates) / len(rates):.2f} ({len(rates)})" if rates else "-")
+        out.append(f"| {fam} | {len(rows)} | " + " | ".join(means) + " |")
+    out.append("")
     for fam in FAMILIES:
         envs = [e for e in by_env if family[e] == fam]
         if not envs:

@@ -22,7 +22,11 @@ def test_expert_random_and_heuristic_lines_then_tables(tmp_path):
     table = tmp_path / "headroom.md"
     assert run_benchmark("headroom.py", "--from-jsonl", str(jsonl), "--markdown", str(table)) == []
     text = table.read_text()
-    assert text.startswith("### text") and "| `FrozenLake-v0` | 6 | 1.00 (+1.00) |" in text
+    assert (
+        text.startswith("| family | envs |")
+        and "### text" in text
+        and "| `FrozenLake-v0` | 6 | 1.00 (+1.00) |" in text
+    )
 
 
 def test_free_text_envs_get_a_skipped_heuristic_line():
@@ -34,5 +38,5 @@ def test_free_text_envs_get_a_skipped_heuristic_line():
         "env": "turngym/Countdown-v0",
         "family": "text",
         "agent": "heuristic",
-        "skipped": "free-text actions, no simple rule",
+        "skipped": "no listed legal actions, no simple rule",
     }
