@@ -72,8 +72,8 @@ def test_click_by_index_and_by_pixels_reach_the_same_widget(env):
     assert 'value="second line\\nthird: ünï €" focused' in obs["text"]
 
 
-def test_typing_more_distinct_characters_than_spare_keycodes_delivers_every_one(env):
-    """Borrowed keycodes are remapped within one call: each remap waits for the apps."""
+def _focus_body_recording_settles(env):
+    """Reset, click into the note's body; the list fills with pressed counts at each settle."""
     env.reset(seed=0)
     device = env.unwrapped._input
     settled = []
@@ -81,6 +81,12 @@ def test_typing_more_distinct_characters_than_spare_keycodes_delivers_every_one(
     device.settle = lambda: (settled.append(len(device._pressed)), real())
     body = _widget(env, "text", "Body")
     env.step(f"click({body['x'] + 10}, {body['y'] + 10})")
+    return settled
+
+
+def test_typing_more_distinct_characters_than_spare_keycodes_delivers_every_one(env):
+    """Borrowed keycodes are remapped within one call: each remap waits for the apps."""
+    settled = _focus_body_recording_settles(env)
     text = "äöüßçøñžĳΩ€łśźżąęćńőűŕĺľťďňšč αβγ"  # 33 symbols the US keymap lacks
     env.step(f'type("{text}")')
     assert env.unwrapped.app_state["notes"]["body"] == text
@@ -89,13 +95,7 @@ def test_typing_more_distinct_characters_than_spare_keycodes_delivers_every_one(
 
 def test_every_remap_after_a_borrowed_press_waits_for_the_apps(env):
     """Not only a reused keycode: any mapping change waits until the apps read the presses."""
-    env.reset(seed=0)
-    device = env.unwrapped._input
-    settled = []
-    real = device.settle
-    device.settle = lambda: (settled.append(len(device._pressed)), real())
-    body = _widget(env, "text", "Body")
-    env.step(f"click({body['x'] + 10}, {body['y'] + 10})")
+    settled = _focus_body_recording_settles(env)
     env.step('type("ü€ñ")')  # three fresh keycodes: two remaps follow a borrowed press
     assert settled == [1, 1]
     assert env.unwrapped.app_state["notes"]["body"] == "ü€ñ"
