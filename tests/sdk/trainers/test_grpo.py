@@ -98,6 +98,33 @@ def test_sequences_are_packed_for_a_chat_and_per_turn_for_a_window(rl_model_dir,
         assert multi and all(s.packed == packed for s in multi), wrappers
 
 
+def test_a_summarize_spec_counts_tokens_with_the_policys_tokenizer(rl_model_dir, tmp_path):
+    """``--wrappers summarize:budget_tokens=300``: no prompt the policy is given passes 300
+    of its own tokens (4 characters a token let them reach 711)."""
+    from tests.toy_envs import LongWalk
+
+    budget = 300
+    trainer = GRPOTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="LongWalk",
+            wrappers=[f"summarize:budget_tokens={budget};max_summaries=20"],
+            max_turns=40,
+            groups=1,
+            group_size=2,
+            max_new_tokens=6,
+            constrained=False,
+            system_prompt="Say left or right.",
+        ),
+        env_fn=lambda: LongWalk(max_invalid_actions=None),  # the untrained model babbles
+    )
+    episodes = trainer.collect(0)
+    turns = [t for ep in episodes for t in ep.turns]
+    assert len(turns) == 80 and any(t.info.get("context_event") == "summary" for t in turns)
+    assert max(len(t.prompt_ids) for t in turns) <= budget
+
+
 def test_resume_gives_the_same_trace_as_an_uninterrupted_run(rl_model_dir, tmp_path):
     """10 steps, save, resume 10 more == 20 steps in one go (fixed seed)."""
     import torch

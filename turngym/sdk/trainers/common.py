@@ -373,7 +373,8 @@ WRAPPERS = {
 
 COMMON_FIELD_DOCS: dict[str, str] = {
     "env_kwargs": "JSON object of env constructor arguments",
-    "wrappers": f"text-env wrappers, applied in order: {', '.join(WRAPPERS)}",
+    "wrappers": "text-env wrappers, innermost first (name or name:key=value;...): "
+    f"{', '.join(WRAPPERS)}",
     "model": "'tiny' (build a tiny model from a config) or a saved model directory",
     "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
     "system_prompt": "system message before every observation",
@@ -466,15 +467,23 @@ def make_text_env(
     env_kwargs: dict[str, Any],
     wrappers: Sequence[str] = (),
     env_fn: Callable[[], Any] | None = None,
+    tokenizer: Any = None,
+    system_prompt: str | None = None,
 ) -> Any:
     """``turngym.make(env_id, **env_kwargs)`` (or ``env_fn()``) with ``wrappers`` applied.
 
+    ``wrappers`` go on innermost first. With the policy's ``tokenizer`` (and the agent's
+    ``system_prompt``), wrappers that count tokens count them as the policy does unless
+    the spec says otherwise: ``summarize`` gets ``count_tokens=chat_token_counter(...)``,
+    ``markovian_chunks`` gets ``tokenizer``.
+
     Raises:
-        ValueError: bad env arguments or wrapper options (one line).
+        ValueError: bad env arguments, wrapper options or wrapper order (one line).
 
     """
     import turngym
     import turngym.wrappers
+    from turngym.wrappers.summarize import chat_token_counter
 
     try:
         env = env_fn() if env_fn is not None else turngym.make(env_id, **env_kwargs)
@@ -482,6 +491,10 @@ def make_text_env(
         raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
     for spec in wrappers:
         name, kwargs = wrapper_spec(spec)
+        if tokenizer is not None and name == "SummarizeContext":
+            kwargs.setdefault("count_tokens", chat_token_counter(tokenizer, system_prompt))
+        if tokenizer is not None and name == "MarkovianChunks":
+            kwargs.setdefault("tokenizer", tokenizer)
         try:
             env = getattr(turngym.wrappers, name)(env, **kwargs)
         except TypeError as error:
