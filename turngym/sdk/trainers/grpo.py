@@ -9,8 +9,10 @@ One step of ``GRPOTrainer.train``:
 2. **advantages**: ``grpo`` (StarPO / Dr. GRPO), ``gigpo``, ``turn_level`` (MT-GRPO),
    ``rae`` (SPIRAL, per (game, seat) baselines) or ``per_agent_norm`` (MARS), from
    ``turngym.sdk.advantages``; zero-advantage groups are dropped and StarPO-S keeps the
-   groups whose returns vary most. In games every estimator scores a turn by the return
-   of the seat that took it (the sum over seats of a zero-sum game is always 0).
+   groups whose returns vary most. An overlong episode (``info["overlong"]``: a context
+   wrapper ran out of room) is masked whole and left out of every baseline (SUPO). In
+   games every estimator scores a turn by the return of the seat that took it (the sum
+   over seats of a zero-sum game is always 0).
 3. **loss**: the token-level clipped ratio of ``turngym.sdk.losses.policy_loss`` over
    training sequences (``packed()`` for append-only conversations, one per turn when a
    wrapper rebuilt the context), action tokens only; guided-choice turns renormalise
@@ -46,7 +48,12 @@ from typing import TYPE_CHECKING, Any
 
 from turngym.hf_compat import quiet
 from turngym.sdk import advantages as adv_fns
-from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
+from turngym.sdk.batches import (
+    TrainSequence,
+    select_groups,
+    training_sequences,
+    without_overlong,
+)
 from turngym.sdk.losses import policy_loss, truncated_is_weights
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
@@ -283,7 +290,14 @@ class GRPOTrainer:
     # -- advantages and sequences --------------------------------------------------
 
     def advantages(self, episodes: Sequence[Episode]) -> list[list[float]]:
-        """One advantage per turn from the configured estimator."""
+        """One advantage per turn from the configured estimator.
+
+        An overlong episode (a context wrapper ran out of summaries or chunks) is masked
+        whole, as SUPO does: it gets 0 on every turn and counts in no baseline.
+        """
+        return without_overlong(self._estimate, episodes)
+
+    def _estimate(self, episodes: Sequence[Episode]) -> list[list[float]]:
         c = self.config
         if c.advantage == "grpo":
             return adv_fns.grpo(episodes, scale=c.scale)  # type: ignore[arg-type]
