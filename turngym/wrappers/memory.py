@@ -38,6 +38,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.hf_compat import quiet
 from turngym.wrappers.game_turns import wrapper_turn
+from turngym.wrappers.stack_order import check_order
 
 __all__ = [
     "Embedder",
@@ -476,6 +477,7 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
             tool_penalty=tool_penalty,
             persist=persist,
         )
+        check_order("MemoryTools", env)
         gym.Wrapper.__init__(self, env)
         _check_sizes(core_size, search_k, max_tool_calls)
         if not isinstance(tool_penalty, (int, float)) or tool_penalty < 0:

@@ -6,7 +6,10 @@ without one is a format error: ``info["format_error"] = True``, ``format_penalty
 taken from the reward, and the env receives the text marked as unparsed, so it goes
 down the env's own invalid-action path (penalty, retries, truncation) and nothing raises.
 
-The logic is the plain ``ActionParser``.
+The logic is the plain ``ActionParser``. ``ParseAction`` goes under the context
+wrappers and ``MemoryTools`` (they read the whole reply: summaries, states, tool
+calls), and not with ``MarkovianChunks``, which finds the answer itself
+(``turngym.wrappers.stack_order``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
+
+from turngym.wrappers.stack_order import check_order
 
 __all__ = ["ActionParser", "ParseAction", "ParseActionGame"]
 
@@ -122,6 +127,7 @@ class ParseAction(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         RecordConstructorArgs.__init__(
             self, tag=tag, pattern=pattern, boxed=boxed, format_penalty=format_penalty
         )
+        check_order("ParseAction", env)
         gym.Wrapper.__init__(self, env)
         if not isinstance(format_penalty, (int, float)) or format_penalty < 0:
             raise ValueError(f"format_penalty must be a number >= 0, got {format_penalty!r}")

@@ -15,7 +15,8 @@ SummarizeContext shows the policy a Python repr of a list) and would overwrite i
 ``context_event``/``segment``; two builders fight over the context; ParseAction above
 SummarizeContext, InternalState or MemoryTools would parse summaries, states and tool
 calls as env actions (format errors); MarkovianChunks finds the ``<answer>`` itself, so
-a ParseAction under it would see a bare answer and call it a format error. Every
+a ParseAction under it would see a bare answer and call it a format error; a wrapper
+twice in one stack (two ParseActions: the inner one sees no tags) is refused too. Every
 wrapper named here calls ``check_order`` in its constructor, so a wrong order fails at
 once with the right one in the message. ``--wrappers`` lists wrappers innermost first.
 """
@@ -52,10 +53,12 @@ def _name(env: Any) -> str | None:
 
 def _conflict(outer: str, inner: str) -> str | None:
     """Why ``outer`` may not wrap ``inner`` (anywhere below it), or None when it may."""
+    if outer == inner:
+        return f"{outer} is already in the stack: keep one"
     if outer in HELPERS and inner in BUILDERS:
         return f"put {outer} under {inner}, as {inner}({outer}(env))"
     if outer in BUILDERS and inner in BUILDERS:
-        if outer == "SlidingWindow" and inner in ("ChatHistory", "SlidingWindow"):
+        if outer == "SlidingWindow" and inner == "ChatHistory":
             return None
         return f"{outer} and {inner} each build the context: keep one"
     if outer == "ParseAction" and inner == "MemoryTools":

@@ -22,6 +22,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
+from turngym.wrappers.stack_order import check_order
+
 __all__ = ["AttemptCounter", "UnaryFeedback"]
 
 
@@ -123,6 +125,7 @@ class UnaryFeedback(gym.Wrapper, RecordConstructorArgs):
             attempt_penalty=attempt_penalty,
             repeat_task=repeat_task,
         )
+        check_order("UnaryFeedback", env)
         gym.Wrapper.__init__(self, env)
         if not isinstance(message, str) or not message.strip():
             raise ValueError(f"message must be a non-empty string, got {message!r}")
