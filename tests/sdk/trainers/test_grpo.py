@@ -100,7 +100,8 @@ def test_sequences_are_packed_for_a_chat_and_per_turn_for_a_window(rl_model_dir,
 
 def test_a_summarize_spec_counts_tokens_with_the_policys_tokenizer(rl_model_dir, tmp_path):
     """``--wrappers summarize:budget_tokens=300``: no prompt the policy is given passes 300
-    of its own tokens (4 characters a token let them reach 711)."""
+    of its own tokens (4 characters a token let them reach 711), and the summaries are
+    written freely although guided choice picks the moves."""
     from tests.toy_envs import LongWalk
 
     budget = 300
@@ -114,15 +115,18 @@ def test_a_summarize_spec_counts_tokens_with_the_policys_tokenizer(rl_model_dir,
             groups=1,
             group_size=2,
             max_new_tokens=6,
-            constrained=False,
             system_prompt="Say left or right.",
         ),
-        env_fn=lambda: LongWalk(max_invalid_actions=None),  # the untrained model babbles
+        env_fn=LongWalk,
     )
     episodes = trainer.collect(0)
     turns = [t for ep in episodes for t in ep.turns]
     assert len(turns) == 80 and any(t.info.get("context_event") == "summary" for t in turns)
     assert max(len(t.prompt_ids) for t in turns) <= budget
+    # guided choice picks the moves; the summaries are free text, not a legal action
+    summaries = [t for t in turns if t.info.get("context_event") == "summary"]
+    assert not any(t.constrained for t in summaries)
+    assert all(t.constrained for t in turns if not t.info.get("wrapper_turn"))
 
 
 def test_an_overlong_episode_trains_nothing_and_stays_out_of_its_groups_baseline(
