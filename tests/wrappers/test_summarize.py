@@ -118,6 +118,7 @@ def test_a_200_turn_episode_never_passes_the_budget_and_no_request_drops_a_turn(
             assert obs[-1]["content"] == env.instruction and obs[0] == previous[0]
             note = " ".join(["walked right"] * 80)  # a summary too long for its room
             obs, _, terminated, truncated, info = env.step(note)
+            assert obs[1]["content"].startswith(f"{SUMMARY_HEADER}\nwalked right walked")
         else:
             previous = obs
             obs, _, terminated, truncated, info = env.step("right")

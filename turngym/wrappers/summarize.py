@@ -208,10 +208,10 @@ class SummaryBudget:
     def pinned(self, head: list[Message], summary: str, obs: str, split: bool) -> list[Message]:
         """The summary and the observation it was written at, within their room.
 
-        Their room is half of what the head and the request leave; the summary keeps at
-        least half of it, the observation takes what the summary leaves, and the
-        summary then takes the rest. ``split``: two user messages (the observation
-        last, a game refreshes it), else one.
+        Their room is half of what the head, the request and the block's own headers
+        leave; the summary keeps at least half of it, the observation takes what the
+        summary leaves, and the summary then takes the rest. ``split``: two user
+        messages (the observation last, a game refreshes it), else one.
         """
 
         def block(s: str, o: str) -> list[Message]:
@@ -227,7 +227,7 @@ class SummaryBudget:
         def within(messages: list[Message], cap: int) -> bool:
             return self.count([*head, *messages, self.request]) <= cap
 
-        base = self.count([*head, self.request])
+        base = self.count([*head, *block("", ""), self.request])
         room = (base + self.budget) // 2
         if within(block(summary, obs), room):
             return block(summary, obs)
