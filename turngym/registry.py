@@ -341,7 +341,7 @@ ENVS: tuple[EnvEntry, ...] = (
         "ScreenGraph-v0",
         "turngym.envs.gui.screen_graph:ScreenGraphEnv",
         "gui",
-        30,
+        20,
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.screen_graph:ScreenGraphExpert",

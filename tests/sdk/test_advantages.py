@@ -183,3 +183,123 @@ def test_starpo_s_ranks_game_groups_by_each_seats_spread():
     episodes = [game(1.0, 0), game(1.0, 0), game(1.0, 1), game(-1.0, 1)]
     advantages = [[1.0] * 4] * 4  # every group "useful": the ranking decides
     assert select_groups(episodes, advantages, keep_fraction=0.5) == [2, 3]
+
+
+# -- wrapper turns (a summary, a memory call): anchors and turn indices follow the env ----
+
+REQUEST = [
+    {"role": "user", "content": "the task"},
+    {"role": "user", "content": "Your context is full. Write a summary."},
+]
+
+
+def env_turn(obs, reward=0.0, state=None):
+    keyed = {} if state is None else {"state_key": state}
+    return Turn(obs=obs, reward=reward, info={"wrapper_turn": False}, **keyed)
+
+
+def summary_turn(state=None):
+    """The turn that writes a summary: the wrapper consumed its action."""
+    info = {"wrapper_turn": True, "context_event": "summary"}
+    keyed = {} if state is None else {"state_key": state}
+    return Turn(obs=REQUEST, info=info, **keyed)
+
+
+def chat(*lines):
+    return [{"role": "user", "content": line} for line in ("the task", *lines)]
+
+
+def test_gigpo_summary_requests_do_not_share_an_anchor_across_env_states():
+    """Every summary request reads the same; what the summary is written at is the env
+    state the episode is in, here different (s1 vs s2), so no step-level term."""
+    a = Episode("x", turns=[env_turn("s0"), summary_turn(), env_turn(chat("sum A\ns1"), 1.0)])
+    b = Episode("x", turns=[env_turn("s0"), summary_turn(), env_turn(chat("sum B\ns2"), 0.0)])
+    # episode level +-1; "s0" is a shared anchor (to-go 1 vs 0): +-1; nothing else is.
+    assert gigpo([a, b], gamma=1.0) == approx([[2, 1, 1], [-2, -1, -1]])
+
+
+def test_gigpo_anchors_by_env_state_across_a_summary_turn():
+    """B wrote a summary before acting from p1, so its env turn from p1 is turn 2 (A's is
+    turn 1) and its prompt is the summary; both act from env state p1: one anchor."""
+    a = Episode("x", turns=[env_turn("p0 text", 0.0, "p0"), env_turn("p1 text", 1.0, "p1")])
+    b = Episode(
+        "x",
+        turns=[
+            env_turn("p0 text", 0.0, "p0"),
+            summary_turn("p1"),
+            env_turn(chat("summary + p1 text"), 0.0, "p1"),
+        ],
+    )
+    # episode level +-1; (env, p0): to-go 1 vs 0 -> +-1; (env, p1): 1 vs 0 -> +-1; the
+    # summary turn's anchor (written at p1) has no peer in the group -> episode level only.
+    assert gigpo([a, b], gamma=1.0) == approx([[2, 2], [-2, -1, -2]])
+
+
+def test_gigpo_wrapper_turns_do_not_discount_the_return_to_go():
+    """A summary is no env step: with gamma < 1 it does not push later rewards away."""
+    plain = Episode("x", turns=[env_turn("s0", 0.0, "s0"), env_turn("s1", 1.0, "s1")])
+    summarised = Episode(
+        "x", turns=[env_turn("s0", 0.0, "s0"), summary_turn("s1"), env_turn("s1", 1.0, "s1")]
+    )
+    failed = Episode("x", turns=[env_turn("s0", 0.0, "s0"), env_turn("s1", 0.0, "s1")])
+    got = gigpo([plain, summarised, failed], gamma=0.5)
+    # plain and summarised have the same to-go at s0 (0.5) and s1 (1): the same advantages
+    assert got[0][0] == pytest.approx(got[1][0]) and got[0][1] == pytest.approx(got[1][2])
+
+
+def test_turn_level_aligns_env_turns_and_gives_wrapper_turns_the_outcome():
+    """MT-GRPO compares the k-th env turns; a summary turn does not shift B's turns."""
+    a = Episode("x", turns=[env_turn("s0"), env_turn("s1", 1.0)])
+    b = Episode("x", turns=[env_turn("s0"), summary_turn(), env_turn("s1", 0.0)])
+    # outcome +-1 everywhere; env turn 0: 0 vs 0 -> 0; env turn 1: 1 vs 0 -> +-1.
+    assert turn_level([a, b]) == approx([[1, 2], [-1, -1, -2]])
+
+
+def test_gigpo_through_summarize_context_anchors_by_the_env_state():
+    """Collected through a real SummarizeContext on FrozenLake: two episodes walk the same
+    path, one summarising earlier (its actions are padded, so its context fills first).
+    Env turns from the same cell share an anchor whatever their turn index; summary
+    turns share one only with summary turns written in the same cell."""
+    import turngym
+    from turngym.agents.base import BaseAgent
+    from turngym.sdk.advantages import anchor_groups
+    from turngym.sdk.rollout import Collector
+    from turngym.wrappers import SummarizeContext
+
+    path = ["right", "right", "down", "down", "down", "right"]
+
+    class Walker(BaseAgent):
+        def __init__(self, env, pad):
+            self.env, self.pad = env, pad
+
+        def act(self, obs, info):
+            if info.get("summary_request") or obs[-1]["content"] == self.env.instruction:
+                return f"I walked {info['turn']} steps of the path."
+            return path[info["turn"]] + self.pad
+
+    envs = [
+        SummarizeContext(turngym.make("turngym/FrozenLake-v0"), budget_tokens=300, max_summaries=9)
+        for _ in range(2)
+    ]
+    pads = {id(envs[0]): "", id(envs[1]): " " * 240}
+    episodes = Collector(envs, lambda env: Walker(env, pads[id(env)])).collect(
+        2, seed=0, group_size=2
+    )
+    wrapper_turns = [[t.info.get("wrapper_turn", False) for t in ep.turns] for ep in episodes]
+    assert all(ep.success for ep in episodes)
+    assert any(wrapper_turns[1]) and wrapper_turns[0] != wrapper_turns[1]
+    groups = anchor_groups(episodes)
+    where = {place: g for g, places in enumerate(groups) for place in places}
+    shifted = 0
+    for t, turn in enumerate(episodes[0].turns):
+        for u, other in enumerate(episodes[1].turns):
+            if wrapper_turns[0][t] or wrapper_turns[1][u]:
+                continue
+            same = turn.state_key is not None and turn.state_key == other.state_key
+            assert (where[0, t] == where[1, u]) == same, (t, u)
+            shifted += same and t != u
+    assert shifted, "the summary turns never shifted an env turn's index"
+    for places in groups:
+        kinds = {wrapper_turns[k][t] for k, t in places}
+        states = {episodes[k].turns[t].state_key for k, t in places}
+        assert len(kinds) == 1 and len(states) == 1, places

@@ -33,6 +33,7 @@ from tests import system_deps
 from turngym.agents.experts.gui import GUIOracle
 from turngym.agents.experts.gui.screen import Screen, key, type_text
 from turngym.envs.gui.apps import settings_file as fmt
+from turngym.envs.gui.apps import text_digest
 from turngym.envs.gui.env import DesktopEnv
 from turngym.envs.gui.tasks import load_task
 
@@ -409,25 +410,30 @@ def test_settings_survives_a_special_or_hostile_settings_file(make_env, kind):
 # --------------------------------------------------------------------------- task checks
 
 
-def _solved(task_name: str, workdir: Path) -> tuple[Any, dict[str, Any], str]:
-    """A task whose episode folder is in its solved state, and the file its check reads."""
+def _solved(task_name: str, workdir: Path) -> tuple[Any, dict[str, Any], str, dict[str, Any]]:
+    """A task whose folder and apps are in its solved state, and the file its check reads."""
     task = load_task(task_name)
     params = task.sample(np.random.default_rng(0))
     task.setup(params, workdir)
+    state: dict[str, Any] = {}
     if task_name == "terminal-file":
         target = params["file"]
         (workdir / target).write_text(params["line"] + "\n")
     elif task_name == "terminal-notes":
         target = f"notes/{params['title']}.txt"
         (workdir / target).write_text(f"{params['first']}\n{params['second']}\n")
+        # the Notes app opened the shell's first line and saved both
+        opened = {params["title"]: text_digest(params["first"] + "\n")}
+        saved = {params["title"]: text_digest(f"{params['first']}\n{params['second']}\n")}
+        state = {"notes": {"opened": opened, "saved": saved}}
     elif task_name == "files-delete":
         (workdir / params["path"]).unlink()
         target = next(p for p in sorted(params["files"]) if p != params["path"])
     else:
         target = fmt.FILENAME
         (workdir / target).write_text(fmt.dumps({**params["start"], **params["changes"]}))
-    assert task.check(params, {}, workdir), "the solved state should pass"
-    return task, params, target
+    assert task.check(params, state, workdir), "the solved state should pass"
+    return task, params, target, state
 
 
 CHECKED = ["terminal-file", "terminal-notes", "files-delete", "settings-theme"]
@@ -437,21 +443,21 @@ CHECKED = ["terminal-file", "terminal-notes", "files-delete", "settings-theme"]
 def test_a_check_never_follows_a_link_to_the_right_answer(tmp_path, task_name):
     workdir = tmp_path / "episode"
     workdir.mkdir()
-    task, params, target = _solved(task_name, workdir)
+    task, params, target, state = _solved(task_name, workdir)
     outside = tmp_path / "outside"
     shutil.move(workdir / target, outside)  # the answer lives outside the folder
     os.symlink(outside, workdir / target)
-    assert task.check(params, {}, workdir) is False
+    assert task.check(params, state, workdir) is False
 
 
 @pytest.mark.parametrize("task_name", CHECKED)
 def test_a_check_does_not_hang_on_a_fifo(tmp_path, task_name):
     workdir = tmp_path / "episode"
     workdir.mkdir()
-    task, params, target = _solved(task_name, workdir)
+    task, params, target, state = _solved(task_name, workdir)
     (workdir / target).unlink()
     os.mkfifo(workdir / target)
-    finished, result = _bounded(lambda: task.check(params, {}, workdir), fifo=workdir / target)
+    finished, result = _bounded(lambda: task.check(params, state, workdir), fifo=workdir / target)
     assert finished, "the check blocked on opening the FIFO"
     assert result is False
 
@@ -460,12 +466,12 @@ def test_a_check_does_not_hang_on_a_fifo(tmp_path, task_name):
 def test_a_check_reads_a_bounded_amount_of_a_huge_file(tmp_path, task_name):
     workdir = tmp_path / "episode"
     workdir.mkdir()
-    task, params, target = _solved(task_name, workdir)
+    task, params, target, state = _solved(task_name, workdir)
     (workdir / target).unlink()
     _sparse(workdir / target)
     tracemalloc.start()
     try:
-        result = task.check(params, {}, workdir)
+        result = task.check(params, state, workdir)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -476,9 +482,9 @@ def test_a_check_reads_a_bounded_amount_of_a_huge_file(tmp_path, task_name):
 def test_a_settings_check_survives_deeply_nested_json(tmp_path):
     workdir = tmp_path / "episode"
     workdir.mkdir()
-    task, params, target = _solved("settings-font", workdir)
+    task, params, target, state = _solved("settings-font", workdir)
     (workdir / target).write_text("[" * 200_000)
-    assert task.check(params, {}, workdir) is False
+    assert task.check(params, state, workdir) is False
 
 
 # --------------------------------------------------------------------------- the terminal

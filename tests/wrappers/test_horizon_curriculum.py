@@ -202,3 +202,40 @@ def test_conformance_with_a_short_horizon():
     report = check_text_env(make, n_fuzz=1000, reset_episodes=10, raise_on_failure=False)
     failed = [r for r in report.results if not (r.passed or r.skipped)]
     assert [r.name for r in failed] in ([], ["expert"]), report.table()
+
+
+# -- the training-step protocol (trainers call it on every env they collect from) -----
+
+
+def test_set_training_step_reaches_a_curriculum_under_other_wrappers():
+    from turngym.wrappers import ChatHistory, GatedReward
+    from turngym.wrappers.training_step import set_training_step
+
+    env = ChatHistory(
+        GatedReward(HorizonCurriculum(gym.make("turngym/FrozenLake-v0"), [(0, 1), (3, 4)]))
+    )
+    assert set_training_step(env, 3) == 1  # one layer asked for the step
+    assert env.reset(seed=0)[1]["horizon"] == 4
+    # outermost first, every layer that asks: two curricula, two calls
+    twice = HorizonCurriculum(HorizonCurriculum(gym.make("turngym/FrozenLake-v0"), [(0, 1)]), 9)
+    assert set_training_step(twice, 0) == 2
+    assert set_training_step(gym.make("turngym/FrozenLake-v0"), 5) == 0
+
+
+def test_set_training_step_reaches_every_sub_env_of_a_sync_vector_env():
+    from turngym.wrappers.training_step import set_training_step
+
+    envs = gym.vector.SyncVectorEnv(
+        [lambda: HorizonCurriculum(gym.make("turngym/FrozenLake-v0"), [(0, 2), (5, 3)])] * 2
+    )
+    assert set_training_step(envs, 5) == 2
+    assert list(envs.reset(seed=0)[1]["horizon"]) == [3, 3]
+    envs.close()
+
+
+@pytest.mark.parametrize("step", [-1, 1.5, True, "3"])
+def test_set_training_step_rejects_a_bad_step(step):
+    from turngym.wrappers.training_step import set_training_step
+
+    with pytest.raises(ValueError, match="step must be an int >= 0"):
+        set_training_step(HorizonCurriculum(gym.make("turngym/FrozenLake-v0"), 2), step)

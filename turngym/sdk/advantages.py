@@ -15,11 +15,25 @@ episode has one seat, ``"agent"``, whose return is the episode's.
 - ``reinforce``: the return minus the batch's mean return, groups ignored (the plain
   policy-gradient baseline).
 - ``gigpo``: GiGPO, the episode-level advantage plus a step-level one over turns taken
-  from the same anchor state (same observation) across the group.
-- ``turn_level``: MT-GRPO, per-turn rewards normalised per turn index, plus the outcome.
+  from the same anchor state (the env's ``state_key``, else the same observation)
+  across the group; ``anchor_groups`` lists those turns.
+- ``turn_level``: MT-GRPO, per-turn rewards normalised per env turn index, plus the
+  outcome.
 - ``RAEBaseline``: SPIRAL's role-conditioned advantage, A = R - b(game, seat) with an
   EMA baseline per (game, seat).
 - ``per_agent_norm``: MARS, returns normalised per agent.
+
+Wrapper turns (``Turn.wrapper_turn``: a summary, a memory call, a reasoning chunk whose
+action a context wrapper consumed) do not move the env, so the step-level estimators
+follow the env, not the turn list. A wrapper turn belongs to the seat's next env turn
+and is at that turn's env state. ``gigpo`` anchors env turns by their env state
+whatever their index, and a wrapper turn only with wrapper turns written at the same
+env state (two episodes that both summarise in the same state compare how their
+summaries paid off); a wrapper turn's return-to-go is its reward plus that of its env
+turn, undiscounted (it is no env step). ``turn_level`` compares the k-th env turns of
+the group; a wrapper turn gets the outcome term only (its reward, 0 for a summary or a
+tool's penalty, has no k-th-turn peers and still counts in the return). Trajectory-level
+estimators give a wrapper turn its episode's advantage like any other turn.
 """
 
 from __future__ import annotations
@@ -33,6 +47,7 @@ from turngym.sdk.records import Episode, Turn
 
 __all__ = [
     "RAEBaseline",
+    "anchor_groups",
     "anchor_key",
     "episode_return",
     "gigpo",
@@ -143,13 +158,83 @@ def _per_turn(episodes: Sequence[Episode], values: Sequence[dict[str, float]]) -
 
 
 def anchor_key(turn: Turn) -> Hashable:
-    """The state a turn acted from, for GiGPO's anchors: its observation's text."""
+    """The env state a turn acted from, for GiGPO's anchors.
+
+    The env's ``state_key`` that came with the turn's observation (``Turn.state_key``)
+    when there is one: under a context wrapper the observation is the wrapper's prompt
+    (a summary, memory, a window), the state key is still the env's. Otherwise the
+    observation's text (a chat: its latest message).
+
+    >>> anchor_key(Turn(obs="You are at row 0.", state_key="0,0"))
+    ('state_key', '0,0')
+    >>> anchor_key(Turn(obs=[{"role": "user", "content": "You are at row 0."}]))
+    'You are at row 0.'
+    """
+    if turn.state_key is not None:
+        return ("state_key", _hashable(turn.state_key))
     obs = turn.obs
     if isinstance(obs, dict):
         obs = obs.get("text", obs)
     if isinstance(obs, list):  # a chat: the latest message is the current state
         obs = obs[-1].get("content", "") if obs and isinstance(obs[-1], dict) else str(obs)
     return obs if isinstance(obs, str) else repr(obs)
+
+
+def _hashable(value: Any) -> Hashable:
+    """``value`` as a hashable key (a state key read back from JSON is a list)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def _env_turn_of(episode: Episode) -> list[int]:
+    """For each turn, the index of the env turn whose env state it acts from.
+
+    An env turn is its own; a wrapper turn's is the same seat's next env turn (the env
+    does not move in between), or itself when the episode ends first.
+    """
+    owner = list(range(episode.length))
+    nxt: dict[str, int] = {}
+    for t in range(episode.length - 1, -1, -1):
+        turn = episode.turns[t]
+        if turn.wrapper_turn:
+            owner[t] = nxt.get(turn.agent, t)
+        else:
+            nxt[turn.agent] = t
+    return owner
+
+
+def anchor_groups(
+    episodes: Sequence[Episode], key: Callable[[Turn], Hashable] = anchor_key
+) -> list[list[tuple[int, int]]]:
+    """GiGPO's anchors: the ``(episode, turn)`` places that share an anchor state.
+
+    Turns share an anchor when they are in the same group, taken by the same seat, of
+    the same kind (env turn or wrapper turn) and from the same env state:
+    ``key(turn)`` for an env turn, ``key`` of the env turn it belongs to for a wrapper
+    turn (see the module docstring). Every turn is in exactly one anchor (most alone).
+
+    >>> turns = lambda *obs: [Turn(obs=o) for o in obs]
+    >>> anchor_groups([Episode("x", turns=turns("a", "b")), Episode("x", turns=turns("b"))])
+    [[(0, 0)], [(0, 1), (1, 0)]]
+    """
+    out: list[list[tuple[int, int]]] = []
+    for members in _groups(episodes).values():
+        anchors: dict[tuple[str, bool, Hashable], list[tuple[int, int]]] = {}
+        for k in members:
+            ep = episodes[k]
+            owner = _env_turn_of(ep)
+            for t, turn in enumerate(ep.turns):
+                where = (turn.agent, turn.wrapper_turn, key(ep.turns[owner[t]]))
+                anchors.setdefault(where, []).append((k, t))
+        out += anchors.values()
+    return out
 
 
 def reinforce(episodes: Sequence[Episode]) -> list[list[float]]:
@@ -185,9 +270,10 @@ def gigpo(
     """GiGPO: episode-level GRPO plus ``weight`` x a step-level advantage.
 
     The step-level advantage of a turn compares its discounted return-to-go with that of
-    every turn in the same group taken from the same anchor state (``key(turn)``) by the
-    same seat: (G - mean) / std over the anchor's turns; 0 for an anchor seen once. In
-    games the return-to-go sums the acting seat's rewards only, discounted per own turn.
+    every turn of its anchor (``anchor_groups``: same group, seat, kind of turn and env
+    state, ``key``): (G - mean) / std over the anchor's turns; 0 for an anchor seen
+    once. The return-to-go is discounted per env turn (a wrapper turn is no env step).
+    In games it sums the acting seat's rewards only, discounted per own turn.
     ``scale`` is ``grpo``'s for the episode level; ``"none"`` also leaves the step level
     undivided (the Dr. GRPO form), ``"group"`` and ``"batch"`` divide it by the anchor's std.
     """
@@ -199,41 +285,41 @@ def gigpo(
         out = [0.0] * ep.length
         later: dict[str, float] = defaultdict(float)  # each seat's discounted future
         for t in range(ep.length - 1, -1, -1):
-            seat = ep.turns[t].agent
-            later[seat] = float(ep.turns[t].reward) + gamma * later[seat]
-            out[t] = later[seat]
+            turn = ep.turns[t]
+            discount = 1.0 if turn.wrapper_turn else gamma
+            later[turn.agent] = float(turn.reward) + discount * later[turn.agent]
+            out[t] = later[turn.agent]
         to_go.append(out)
     result = [list(row) for row in episode_level]
-    for members in _groups(episodes).values():
-        anchors: dict[tuple[str, Hashable], list[tuple[int, int]]] = defaultdict(list)
-        for k in members:
-            for t, turn in enumerate(episodes[k].turns):
-                anchors[turn.agent, key(turn)].append((k, t))
-        for places in anchors.values():
-            if len(places) < 2:
-                continue
-            mean, std = _mean_std([to_go[k][t] for k, t in places])
-            divisor = 1.0 if scale == "none" else std + EPS
-            for k, t in places:
-                result[k][t] += weight * (to_go[k][t] - mean) / divisor
+    for places in anchor_groups(episodes, key):
+        if len(places) < 2:
+            continue
+        mean, std = _mean_std([to_go[k][t] for k, t in places])
+        divisor = 1.0 if scale == "none" else std + EPS
+        for k, t in places:
+            result[k][t] += weight * (to_go[k][t] - mean) / divisor
     return result
 
 
 def turn_level(episodes: Sequence[Episode], outcome_weight: float = 1.0) -> list[list[float]]:
-    """MT-GRPO: turn rewards normalised per turn index, plus the weighted outcome.
+    """MT-GRPO: turn rewards normalised per env turn index, plus the weighted outcome.
 
-    A turn's advantage is its reward normalised among the group's turns with the same
-    index, plus ``outcome_weight`` x the episode's group-normalised return. In games the
-    index counts the acting seat's own turns and the outcome is that seat's return.
+    An env turn's advantage is its reward normalised among the group's env turns with
+    the same index, plus ``outcome_weight`` x the episode's group-normalised return.
+    The index counts env turns only, so a wrapper turn (a summary) does not shift the
+    turns after it; a wrapper turn gets the outcome term only. In games the index
+    counts the acting seat's own env turns and the outcome is that seat's return.
     """
     outcome = grpo(episodes, scale="group")
     result = [[outcome_weight * a for a in row] for row in outcome]
     for members in _groups(episodes).values():
-        # (seat, the seat's turn number) -> the (episode, turn) places that share it
+        # (seat, the seat's env turn number) -> the (episode, turn) places that share it
         slots: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
         for k in members:
             count: dict[str, int] = defaultdict(int)
             for t, turn in enumerate(episodes[k].turns):
+                if turn.wrapper_turn:
+                    continue
                 slots[turn.agent, count[turn.agent]].append((k, t))
                 count[turn.agent] += 1
         for places in slots.values():

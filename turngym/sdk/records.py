@@ -55,6 +55,9 @@ class Turn:
         constrained: the action tokens were decoded restricted to ``candidates``
             (guided choice, ``turngym.sdk.choices``): trainers renormalise the same way.
         policy_version: the version of the weights that acted (trainers bump it).
+        state_key: the env's ``info["state_key"]`` that came with ``obs`` (the state
+            the turn acted from; ``info`` holds the one after it), None when the env
+            gives none. GiGPO groups turns by it (``sdk.advantages.anchor_key``).
 
     Example:
         >>> Turn(obs="You are at the start.", action="right", reward=0.0).trainable
@@ -78,11 +81,21 @@ class Turn:
     candidate_logprobs: list[float] = field(default_factory=list)
     constrained: bool = False
     policy_version: int = 0
+    state_key: Any = None
 
     @property
     def done(self) -> bool:
         """The episode ended after this action (terminated or truncated)."""
         return self.terminated or self.truncated
+
+    @property
+    def wrapper_turn(self) -> bool:
+        """A wrapper consumed the action (``info["wrapper_turn"]``), not the env.
+
+        A summary, a memory call, a reasoning chunk: the env did not move, and the turn
+        belongs to the env turn that follows it (ARCHITECTURE.md section 5).
+        """
+        return bool(self.info.get("wrapper_turn", False))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NumPy arrays and scalars become lists and numbers)."""

@@ -89,6 +89,7 @@ def _turn(obs: Any, seen: dict[str, Any], action: str, agent: Agent, rec: Any, w
         agent=who,
         segment=int(seen.get("segment", 0) or 0),
         trainable=bool(getattr(agent, "trainable", False)),
+        state_key=seen.get("state_key"),
     )
     if rec is not None:
         turn.prompt_ids = list(rec.prompt_ids)
@@ -329,6 +330,15 @@ class Collector:
                     )
                     start(i)
 
+    def set_training_step(self, step: int) -> int:
+        """Tell every env's wrappers the training step (``turngym.wrappers.training_step``).
+
+        Trainers call it before each collection; returns how many wrappers took it.
+        """
+        from turngym.wrappers.training_step import set_training_step
+
+        return sum(set_training_step(env, step) for env in self.envs)
+
     def close(self) -> None:
         """Close the envs this collector made (envs passed in are the caller's)."""
         if self._pool is not None:
@@ -568,6 +578,12 @@ class GameCollector:
             index=live.index,
             meta={"seats": {s: type(a).__name__ for s, a in seats.items()}},
         )
+
+    def set_training_step(self, step: int) -> int:
+        """Tell every game's wrappers the training step (``turngym.wrappers.training_step``)."""
+        from turngym.wrappers.training_step import set_training_step
+
+        return sum(set_training_step(game, step) for game in self.games)
 
     def close(self) -> None:
         """Close the games this collector made."""

@@ -16,8 +16,10 @@ from turngym.wrappers.memory import MemoryStore, MemoryTools, MemoryToolsGame
 from turngym.wrappers.parse_action import ParseAction, ParseActionGame
 from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
 from turngym.wrappers.sliding_window import SlidingWindow, SlidingWindowGame
+from turngym.wrappers.state_key import StateKey
 from turngym.wrappers.summarize import SummarizeContext, SummarizeContextGame
 from turngym.wrappers.text_features import TextFeatures
+from turngym.wrappers.training_step import TrainingStepAware, set_training_step
 from turngym.wrappers.unary_feedback import UnaryFeedback
 
 __all__ = [
@@ -39,9 +41,12 @@ __all__ = [
     "RecordEpisodes",
     "SlidingWindow",
     "SlidingWindowGame",
+    "StateKey",
     "SummarizeContext",
     "SummarizeContextGame",
     "TextFeatures",
+    "TrainingStepAware",
     "UnaryFeedback",
     "load_transcripts",
+    "set_training_step",
 ]

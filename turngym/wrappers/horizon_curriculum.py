@@ -5,10 +5,17 @@ improves. A ``HorizonSchedule`` maps a training step (a counter the trainer adva
 to a maximum number of turns; ``HorizonCurriculum`` reads it at every ``reset`` and
 truncates the episode once that many turns (invalid ones included) were played.
 
+The trainers (``GRPOTrainer``, ``SACGLAMTrainer``, ``ArCHerTrainer``) accept it as
+``wrappers=["horizon_curriculum:schedule=[(0, 2), (100, 5)]"]`` and set it to their
+step before every collection, through the training-step protocol
+(``turngym.wrappers.training_step``: ``set_training_step(step)`` on every layer that
+defines it); a resumed run sets its checkpoint's step again, so the horizon resumes
+exactly. The step counts the trainer's finished steps (0 before the first update).
+
 One ``HorizonSchedule`` may be shared by many wrapped envs in one process (a list of
-envs, ``SyncVectorEnv``) so a trainer advances them all at once. Envs in other
+envs, ``SyncVectorEnv``) so a loop of your own advances them all at once. Envs in other
 processes (``AsyncVectorEnv``) each hold a copy: set them with
-``envs.call("set_step", k)``.
+``envs.call("set_training_step", k)``.
 
 How it composes with the env's own limits: the wrapper only ever *adds* a limit.
 ``gym.make`` puts a ``TimeLimit`` (the registered ``max_episode_steps``) inside the
@@ -186,6 +193,14 @@ class HorizonCurriculum(gym.Wrapper, RecordConstructorArgs):
 
     def set_step(self, step: int) -> None:
         """Set the (possibly shared) schedule's counter."""
+        self.schedule.set_step(step)
+
+    def set_training_step(self, step: int) -> None:
+        """Set the schedule to the trainer's ``step`` (the training-step protocol).
+
+        Trainers call it before every collection (``turngym.wrappers.training_step``);
+        the next episode's horizon is the schedule's at ``step``.
+        """
         self.schedule.set_step(step)
 
     # -- the Gymnasium API -------------------------------------------------------------

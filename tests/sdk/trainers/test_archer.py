@@ -292,3 +292,17 @@ def test_guess_number_success_reaches_0_9_within_40_steps(
     before, after, _ = measured_training(trainer, "GuessNumber")
     assert before < 0.5
     assert after >= 0.9  # within the 40 steps; CPU time is printed, never asserted
+
+
+def test_a_horizon_curriculum_follows_the_trainer_step(rl_model_dir, tmp_path):
+    """The trainer tells its envs' wrappers the step before each collection."""
+    spec = "horizon_curriculum:schedule=[(0, 1), (3, 2)]"
+    trainer = ArCHerTrainer(config(rl_model_dir, tmp_path, wrappers=[spec]), env_fn=Chain)
+    for step, horizon in ((0, 1), (3, 2), (1, 1)):
+        episodes = trainer.collect(step)
+        assert {t.info["horizon"] for ep in episodes for t in ep.turns} == {horizon}
+    trainer.step = 5
+    trainer.evaluate()
+    evals = [c for key, c in trainer._collectors.items() if key.startswith("eval")]
+    assert evals and all(env.horizon == 2 for c in evals for env in c.envs)
+    trainer.close()

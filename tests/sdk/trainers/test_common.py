@@ -100,3 +100,17 @@ def test_every_field_is_a_typed_flag_and_files_give_defaults(tmp_path):
         config_from_args(Toy, parse(["--config", str(bad)]))
     with pytest.raises(SystemExit):
         parse(["--steps", "many"])
+
+
+def test_a_list_flag_splits_only_at_top_level_commas():
+    """``--wrappers "horizon_curriculum:schedule=[(0, 2), (9, 4)],chat_history"`` is two
+    wrapper specs: commas inside brackets belong to an option's value."""
+    from turngym.sdk.trainers.common import make_text_env
+
+    spec = "horizon_curriculum:schedule=[(0, 2), (9, 4)]"
+    args = parse(["--items", f"{spec}, chat_history"])
+    items = config_from_args(Toy, args).items
+    assert items == [spec, "chat_history"]
+    env = make_text_env("turngym/FrozenLake-v0", {}, items[:1])
+    assert env.reset(seed=0)[1]["horizon"] == 2
+    env.close()

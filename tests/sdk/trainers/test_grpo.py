@@ -450,3 +450,42 @@ def test_dr_grpo_divides_by_a_constant_not_by_the_batchs_longest_answer(rl_model
     assert long_loss == pytest.approx(short_loss, rel=1e-5)
     # the constant: a token sum of -A per token over 2 sequences x 16 budgeted tokens
     assert short_loss == pytest.approx(-sum(learner.loss_mask) / (2 * 16), rel=1e-5)
+
+
+def test_a_horizon_curriculum_follows_the_trainer_step_and_resumes(
+    rl_model_dir, tmp_path, monkeypatch
+):
+    """``wrappers=["horizon_curriculum:..."]``: every collection (training and held-out
+    evaluation) plays at the schedule's horizon for the trainer's step, and a resumed run
+    picks the schedule up at its checkpoint's step."""
+    from turngym.sdk import rollout
+
+    schedule = {0: 1, 1: 2, 2: 2, 3: 3, 4: 3}
+    spec = "horizon_curriculum:schedule=[(0, 1), (1, 2), (3, 3)]"
+    seen: list[tuple[int, set[int]]] = []
+    trainers: list[GRPOTrainer] = []
+    original = rollout.Collector.collect
+
+    def collect(self, *args, **kwargs):
+        episodes = original(self, *args, **kwargs)
+        horizons = {t.info["horizon"] for ep in episodes for t in ep.turns}
+        seen.append((trainers[-1].step, horizons))
+        return episodes
+
+    monkeypatch.setattr(rollout.Collector, "collect", collect)
+    common = dict(
+        env="turngym/FrozenLake-v0",
+        wrappers=[spec],
+        groups=2,
+        group_size=2,
+        eval_every=1,
+        eval_episodes=2,
+        save_every=1,
+    )
+    trainers.append(GRPOTrainer(config(rl_model_dir, tmp_path, **common, steps=2)))
+    trainers[-1].train()
+    trainers.append(GRPOTrainer(config(rl_model_dir, tmp_path, **common, steps=4, resume=True)))
+    trainers[-1].train()
+    assert {step for step, _ in seen} == {0, 1, 2, 3, 4}
+    for step, horizons in seen:
+        assert horizons == {schedule[step]}, (step, horizons)

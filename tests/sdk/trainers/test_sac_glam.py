@@ -373,3 +373,13 @@ def test_goal_conditioned_frozen_lake_success_reaches_0_9(tmp_path, measured_tra
     before, after, _ = measured_training(SACGLAMTrainer(cfg), "goal FrozenLake")
     assert before < 0.5
     assert after >= 0.9  # within the 70 steps; CPU time is printed, never asserted
+
+
+def test_a_horizon_curriculum_follows_the_trainer_step(rl_model_dir, tmp_path):
+    """The trainer tells its envs' wrappers the step before each collection."""
+    spec = "horizon_curriculum:schedule=[(0, 1), (3, 2)]"
+    trainer = SACGLAMTrainer(config(rl_model_dir, tmp_path, wrappers=[spec]))
+    for step, horizon in ((0, 1), (3, 2), (1, 1)):
+        episodes = trainer.collect(step)
+        assert {t.info["horizon"] for ep in episodes for t in ep.turns} == {horizon}
+    trainer.close()

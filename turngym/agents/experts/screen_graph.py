@@ -1,12 +1,17 @@
-"""Expert for ``ScreenGraph-v0``: the fewest clicks to the target, Back presses included.
+"""Agents for ``ScreenGraph-v0``: the expert, and an explorer that reads no map.
 
-From the current screen the Back stack offers a few places to restart from; the expert
+``ScreenGraphExpert`` takes the fewest clicks to the target, Back presses included:
+from the current screen the Back stack offers a few places to restart from; the expert
 weighs each (the Backs it takes plus the icon clicks from there, by BFS over the app's
 links to the target) and clicks the first step of the cheapest route.
+
+``ScreenGraphExplorer`` is the baseline between the expert and luck: it sees only what
+an agent sees (the instruction and the widgets on show) and searches depth-first.
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any
 
@@ -15,7 +20,9 @@ import gymnasium as gym
 from turngym.agents.base import BaseAgent, unwrap
 from turngym.envs.gui.screen_graph import ScreenGraphEnv
 
-__all__ = ["ScreenGraphExpert"]
+__all__ = ["ScreenGraphExpert", "ScreenGraphExplorer"]
+
+_TARGET = re.compile(r'Open the "(.+)" screen\.')
 
 
 class ScreenGraphExpert(BaseAgent):
@@ -84,3 +91,50 @@ def _distances_to(target: str, links: dict[str, tuple[str, ...]]) -> dict[str, i
                 distance[source] = distance[screen] + 1
                 queue.append(source)
     return distance
+
+
+class ScreenGraphExplorer(BaseAgent):
+    """Depth-first search from the observations alone: no map, no privileged state.
+
+    Each turn it clicks the target's icon if one is on show, else an icon to a screen
+    it has not seen this episode, else Back; on the home screen with nothing new left,
+    it gives up. It reads ``info["instruction"]``, ``info["screen"]`` and
+    ``info["widgets"]``, what an agent reading the text observation also has.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import turngym
+        >>> env = gym.make("turngym/ScreenGraph-v0")
+        >>> explorer = ScreenGraphExplorer()
+        >>> obs, info = env.reset(seed=0)
+        >>> explorer.act(obs, info).startswith("click(")
+        True
+
+    """
+
+    def __init__(self, env: gym.Env | None = None) -> None:
+        self._seen: set[str] = set()
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the screens seen."""
+        self._seen.clear()
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        """The target's icon, else an icon to an unseen screen, else Back, else ``fail``."""
+        if info.get("turn") == 0:  # a new episode, even without a reset() call
+            self._seen.clear()
+        found = _TARGET.search(str(info.get("instruction", "")))
+        target = found.group(1) if found else None
+        self._seen.add(str(info.get("screen")))
+        widgets = info.get("widgets", [])
+        icons = [w for w in widgets if w["role"] == "icon"]
+        for w in icons:
+            if w["name"] == target:
+                return f"click({w['index']})"
+        for w in icons:
+            if w["name"] not in self._seen:
+                return f"click({w['index']})"
+        for w in widgets:
+            if w["role"] == "button" and w["name"] == "Back":
+                return f"click({w['index']})"
+        return "fail"

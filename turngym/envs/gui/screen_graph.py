@@ -3,11 +3,23 @@
 In the style of GUI Exploration Lab, each reset draws an app from ``self.np_random``:
 ``n_screens`` screens named from a word list, a home screen, a spanning tree of icon
 links from home (so every screen can be reached) plus extra random links, and each
-screen's 2-6 icons placed on a grid under a title bar. The task names a screen two or
-more clicks from home when the graph has one. The agent sees each screen as text (its
-title and a widget list with pixel boxes) and as a screenshot drawn with Pillow, and
-acts with the computer-use calls of ``turngym.envs.gui.actions``. Nothing runs behind
-the screens (no X server): each screen is drawn once per episode and then reused.
+screen's icons (``icons``: 8-12 by default) placed on a 3x4 grid under a title bar. The
+task names a screen ``min_depth`` or more clicks from home when the graph has one. The
+agent sees each screen as text (its title and a widget list with pixel boxes) and as a
+screenshot drawn with Pillow, and acts with the computer-use calls of
+``turngym.envs.gui.actions``. Nothing runs behind the screens (no X server): each screen
+is laid out and drawn on its first visit in an episode and then reused.
+
+The defaults (200 screens, 8-12 icons each, a target 3+ clicks deep, 20 turns) are chosen
+so that luck does not solve the task. Over seeds 0-999, clicking a random listed widget
+every turn succeeds 6.2% of the time and ``RandomAgent`` (which also draws ``done``)
+2.9%; an agent that reads only its observations and explores depth-first (the target's
+icon when one shows, else an icon to a screen it has not seen, else Back) 57.5%; the
+expert, which reads the app's graph, 100% (seeds 10,000-10,999, at most 4 clicks). The
+earlier defaults, ``n_screens=12, max_turns=30, min_depth=2, icons=(2, 6)``, still draw
+exactly the episodes they drew before; random clicking solves 82.8% of those (seeds
+0-999), ``RandomAgent`` 17.6%, and the explorer and the expert 100%. ``benchmarks/
+screen_graph_headroom.py`` measures these figures.
 """
 
 from __future__ import annotations
@@ -52,10 +64,10 @@ _EXTRA_NAMES = tuple(
     f"{name} {suffix}" for suffix in _SUFFIXES for name in SCREEN_NAMES if suffix not in name
 )
 
-MIN_ICONS, MAX_ICONS = 2, 6
-"""Each screen shows this many icons (fewer only when the app has fewer other screens)."""
-MIN_SCREENS, MAX_SCREENS = 2, 200
 GRID_COLUMNS, GRID_ROWS = 3, 4
+MAX_ICONS = GRID_COLUMNS * GRID_ROWS
+"""The most icons a screen can show: one per cell of its grid."""
+MIN_SCREENS, MAX_SCREENS = 2, 200
 TITLE_HEIGHT = 56
 GAP = 16
 BACK_BOX = (8, 8, 80, 40)
@@ -123,6 +135,11 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         n_screens: screens in the app, home included (2..200).
         size: screen size in pixels, ``(width, height)``.
         max_turns: truncate after this many turns.
+        min_depth: the target is at least this many clicks from home (the deepest
+            screens when the app has none that deep).
+        icons: ``(least, most)`` icons a screen shows (1 <= least <= most <= 12, the
+            grid's cells); fewer only when the app has fewer other screens. More icons
+            per screen means more wrong clicks for a guesser, not for a reader.
         invalid_action_penalty: reward of an action that cannot be applied (<= 0).
         max_invalid_actions: truncate after this many invalid actions in a row.
         render_mode: ``"ansi"`` (the screen as text), ``"human"`` (printed) or
@@ -147,9 +164,11 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
     def __init__(
         self,
         *,
-        n_screens: int = 12,
+        n_screens: int = 200,
         size: tuple[int, int] = (360, 640),
-        max_turns: int = 30,
+        max_turns: int = 20,
+        min_depth: int = 3,
+        icons: tuple[int, int] = (8, 12),
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int | None = 10,
         render_mode: str | None = None,
@@ -166,6 +185,18 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
             )
         if not _is_int(max_turns) or max_turns < 1:
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        if not _is_int(min_depth) or min_depth < 1:
+            raise ValueError(f"min_depth must be a positive int, got {min_depth!r}")
+        if (
+            not isinstance(icons, Sequence)
+            or len(icons) != 2
+            or not all(_is_int(v) for v in icons)
+            or not 1 <= icons[0] <= icons[1] <= MAX_ICONS
+        ):
+            raise ValueError(
+                f"icons must be (least, most) with 1 <= least <= most <= {MAX_ICONS} "
+                f"(the grid's cells), got {icons!r}"
+            )
         if (
             not isinstance(size, Sequence)
             or len(size) != 2
@@ -179,6 +210,8 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         self.n_screens = int(n_screens)
         self.size = (int(size[0]), int(size[1]))
         self.max_turns = int(max_turns)
+        self.min_depth = int(min_depth)
+        self.icons = (int(icons[0]), int(icons[1]))
         width, height = self.size
         # The text base class types its space as text; pixels make it a Dict.
         self.observation_space = spaces.Dict(  # type: ignore[assignment]
@@ -190,7 +223,8 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         self._cells = _grid_cells(width, height)
         self._names: list[str] = [HOME]
         self._links: list[tuple[int, ...]] = [()]
-        self._widgets: list[tuple[Widget, ...]] = [()]
+        self._cells_of: list[list[int]] = [[]]
+        self._widgets: dict[int, tuple[Widget, ...]] = {}
         self._target = 0
         self._current = 0
         self._history: list[int] = []
@@ -223,7 +257,7 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
     @property
     def widgets(self) -> tuple[Widget, ...]:
         """The widgets on show, in index order."""
-        return self._widgets[self._current]
+        return self._screen_widgets(self._current)
 
     # -- the TextEnv hooks -----------------------------------------------------------
 
@@ -231,12 +265,20 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         rng = self.np_random
         n = self.n_screens
         self._names = [HOME, *_draw_names(rng, n - 1)]
-        self._links = _draw_links(rng, n)
+        self._links = _draw_links(rng, n, self.icons)
         depth = _depths(self._links)
-        far = [s for s in range(1, n) if depth[s] >= 2]
-        pool = far or list(range(1, n))
+        least = min(self.min_depth, max(depth))
+        pool = [s for s in range(1, n) if depth[s] >= least]
         self._target = pool[int(rng.integers(len(pool)))]
-        self._widgets = [self._layout(rng, s) for s in range(n)]
+        # Each screen's cells are drawn now (the RNG's order fixes the episode); its
+        # widgets are built on its first visit, as most screens of a big app are never seen.
+        n_cells = len(self._cells)
+        self._cells_of = [
+            # permutation()[:k] is choice(replace=False) without its per-call overhead
+            sorted(int(c) for c in rng.permutation(n_cells)[: len(out)])
+            for out in self._links
+        ]
+        self._widgets = {}
         self._current = 0
         self._history = []
         self._shots = {}
@@ -247,16 +289,16 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
             f"The screen is {width}x{height} pixels.\n{self._listing()}"
         )
 
-    def _layout(self, rng: np.random.Generator, screen: int) -> tuple[Widget, ...]:
-        """Back (off the home screen) and the screen's icons in random grid cells."""
-        out = self._links[screen]
-        # permutation()[:k] is choice(replace=False) without its per-call overhead
-        cells = sorted(int(c) for c in rng.permutation(len(self._cells))[: len(out)])
-        widgets = [] if screen == 0 else [Widget(0, "button", "Back", *BACK_BOX)]
-        for cell, to in zip(cells, out, strict=True):
-            x, y, w, h = self._cells[cell]
-            widgets.append(Widget(len(widgets), "icon", self._names[to], x, y, w, h, to))
-        return tuple(widgets)
+    def _screen_widgets(self, screen: int) -> tuple[Widget, ...]:
+        """Back (off the home screen) and the screen's icons in their grid cells."""
+        widgets = self._widgets.get(screen)
+        if widgets is None:
+            made = [] if screen == 0 else [Widget(0, "button", "Back", *BACK_BOX)]
+            for cell, to in zip(self._cells_of[screen], self._links[screen], strict=True):
+                x, y, w, h = self._cells[cell]
+                made.append(Widget(len(made), "icon", self._names[to], x, y, w, h, to))
+            widgets = self._widgets[screen] = tuple(made)
+        return widgets
 
     def _parse(self, action: str) -> GUIAction | Invalid:
         parsed = parse_action(action)
@@ -413,20 +455,35 @@ def _draw_names(rng: np.random.Generator, k: int) -> list[str]:
     return plain + [_EXTRA_NAMES[int(i)] for i in extra]
 
 
-def _draw_links(rng: np.random.Generator, n: int) -> list[tuple[int, ...]]:
-    """Each screen's icon targets: a spanning tree from home (0), then random extras."""
+def _draw_links(rng: np.random.Generator, n: int, icons: tuple[int, int]) -> list[tuple[int, ...]]:
+    """Each screen's icon targets: a spanning tree from home (0), then random extras.
+
+    A screen gets ``icons[0]..icons[1]`` icons (fewer when the app has fewer other
+    screens): its tree links, then other screens drawn at random to make up the rest.
+    """
+    least, most = icons
     links: list[list[int]] = [[] for _ in range(n)]
+    open_parents = [0]  # the screens so far with room for another icon, in index order
     for child in range(1, n):
-        parents = [p for p in range(child) if len(links[p]) < MAX_ICONS]
-        links[parents[int(rng.integers(len(parents)))]].append(child)
+        parent = open_parents[int(rng.integers(len(open_parents)))]
+        links[parent].append(child)
+        if len(links[parent]) == most:
+            open_parents.remove(parent)
+        open_parents.append(child)
     for screen in range(n):
-        want = min(int(rng.integers(MIN_ICONS, MAX_ICONS + 1)), n - 1)
-        others = [t for t in range(n) if t != screen and t not in links[screen]]
-        missing = want - len(links[screen])
+        out = links[screen]
+        missing = min(int(rng.integers(least, most + 1)), n - 1) - len(out)
         if missing > 0:
-            picks = rng.permutation(len(others))[:missing]
-            links[screen].extend(others[int(i)] for i in picks)
-    return [tuple(out[int(i)] for i in rng.permutation(len(out))) for out in links]
+            # Draw among the screens not yet linked (nor this one), in index order,
+            # without listing all n of them: pick i is the i-th screen not taken.
+            taken = sorted([screen, *out])
+            for i in rng.permutation(n - len(taken))[:missing].tolist():
+                for t in taken:
+                    if t > i:
+                        break
+                    i += 1
+                out.append(i)
+    return [tuple(out[i] for i in rng.permutation(len(out)).tolist()) for out in links]
 
 
 def _depths(links: Sequence[Sequence[int]]) -> list[int]:

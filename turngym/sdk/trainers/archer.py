@@ -490,8 +490,12 @@ class ArCHerTrainer:
 
     # -- collection --------------------------------------------------------------------
 
-    def _collector(self, key: str, agent: Any, n: int) -> Any:
-        """A collector kept across iterations (envs are made once)."""
+    def _collector(self, key: str, agent: Any, n: int, step: int) -> Any:
+        """A collector kept across iterations (envs are made once).
+
+        Every call tells the envs' wrappers the training ``step`` (the training-step
+        protocol, ``turngym.wrappers.training_step``: ``HorizonCurriculum``...).
+        """
         from turngym.sdk.rollout import Collector
 
         if key not in self._collectors:
@@ -499,6 +503,7 @@ class ArCHerTrainer:
             self._collectors[key] = Collector(
                 envs, agent, max_turns=self.config.max_turns, progress=False
             )
+        self._collectors[key].set_training_step(step)
         return self._collectors[key]
 
     def collect(self, step: int) -> list[Episode]:
@@ -507,7 +512,8 @@ class ArCHerTrainer:
         self.agent.policy_version = step
         first = c.seed * 7919 % 100_000 + step * c.episodes_per_step
         n = min(c.episodes_per_step, 64)
-        episodes = self._collector("train", self.agent, n).collect(c.episodes_per_step, seed=first)
+        collector = self._collector("train", self.agent, n, step)
+        episodes = collector.collect(c.episodes_per_step, seed=first)
         for ep in episodes:
             ep.env_id = self.env_id
         return episodes
@@ -648,7 +654,8 @@ class ArCHerTrainer:
         n = episodes or c.eval_episodes
         mode = "greedy" if c.eval_greedy else "sample"
         agent = self._greedy if c.eval_greedy else self.agent
-        eps = self._collector(f"eval:{mode}", agent, min(n, 64)).collect(n, seed=c.eval_seed)
+        collector = self._collector(f"eval:{mode}", agent, min(n, 64), self.step)
+        eps = collector.collect(n, seed=c.eval_seed)
         return {
             "success": sum(ep.success for ep in eps) / n,
             "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,

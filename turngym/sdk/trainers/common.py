@@ -253,6 +253,24 @@ def _base_type(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
+def _top_level_split(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets.
+
+    A list flag's items may hold Python literals
+    (``horizon_curriculum:schedule=[(0, 2), (9, 4)]``).
+    """
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
 def _parser_for(kind: Any, optional: bool, name: str) -> Any:
     def parse(text: str) -> Any:
         if optional and text.lower() in ("none", "null"):
@@ -272,7 +290,7 @@ def _parser_for(kind: Any, optional: bool, name: str) -> Any:
                     f"--{name} takes {kind.__name__}, got {text!r}"
                 ) from None
         if origin is list or kind is list:
-            return [part.strip() for part in text.split(",") if part.strip()]
+            return [part.strip() for part in _top_level_split(text) if part.strip()]
         if origin is dict or kind is dict:
             try:
                 value = json.loads(text)
@@ -367,6 +385,7 @@ WRAPPERS = {
     "parse_action": "ParseAction",
     "gated_reward": "GatedReward",
     "unary_feedback": "UnaryFeedback",
+    "horizon_curriculum": "HorizonCurriculum",
 }
 """Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
 
@@ -477,6 +496,10 @@ def make_text_env(
     the spec says otherwise: ``summarize`` gets ``count_tokens=chat_token_counter(...)``,
     ``markovian_chunks`` gets ``tokenizer``.
 
+    Under wrappers the env first gets ``StateKey``: an env without a ``state_key`` of
+    its own reports its observation's, so GiGPO anchors by the env's state and not by
+    a wrapper's prompt.
+
     Raises:
         ValueError: bad env arguments, wrapper options or wrapper order (one line).
 
@@ -489,6 +512,8 @@ def make_text_env(
         env = env_fn() if env_fn is not None else turngym.make(env_id, **env_kwargs)
     except TypeError as error:
         raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
+    if wrappers:
+        env = turngym.wrappers.StateKey(env)
     for spec in wrappers:
         name, kwargs = wrapper_spec(spec)
         if tokenizer is not None and name == "SummarizeContext":

@@ -6,6 +6,8 @@ One step of ``GRPOTrainer.train``:
    ``LLMAgent`` over an ``HFPolicy`` that shares the trained model), seeded by the step
    so a run replays exactly. In a PettingZoo game every seat is the learner (self-play),
    or, with an opponent pool, some games put a frozen past checkpoint on one seat.
+   Every env's wrappers are first told the step (``set_training_step``, e.g. a
+   ``horizon_curriculum`` in ``wrappers``); evaluation envs get it too.
 2. **advantages**: ``grpo`` (StarPO / Dr. GRPO), ``gigpo``, ``turn_level`` (MT-GRPO),
    ``rae`` (SPIRAL, per (game, seat) baselines) or ``per_agent_norm`` (MARS), from
    ``turngym.sdk.advantages``; zero-advantage groups are dropped and StarPO-S keeps the
@@ -193,8 +195,12 @@ class GRPOTrainer:
             system_prompt=c.system_prompt,
         )
 
-    def _collector(self, key: str, agents: Any, n: int) -> Any:
-        """A collector kept across steps (envs are made once)."""
+    def _collector(self, key: str, agents: Any, n: int, step: int) -> Any:
+        """A collector kept across steps (envs are made once).
+
+        Every call tells the envs' wrappers the training ``step`` (the training-step
+        protocol, ``turngym.wrappers.training_step``: ``HorizonCurriculum``...).
+        """
         from turngym.sdk.rollout import Collector, GameCollector
 
         if key not in self._collectors:
@@ -210,6 +216,7 @@ class GRPOTrainer:
                 self._collectors[key] = Collector(
                     envs, agents, max_turns=self.config.max_turns, progress=False
                 )
+        self._collectors[key].set_training_step(step)
         return self._collectors[key]
 
     def collect(self, step: int) -> list[Episode]:
@@ -231,7 +238,7 @@ class GRPOTrainer:
             if start >= stop:
                 continue
             n = (stop - start) * c.group_size
-            part = self._collector(key, agents, min(n, 64)).collect(
+            part = self._collector(key, agents, min(n, 64), step).collect(
                 n, seed=first + start, group_size=c.group_size
             )
             for ep in part:
@@ -564,7 +571,9 @@ class GRPOTrainer:
         agent = self._eval_agents[mode]
         agent.policy_version = self.step
         if not self.is_game:
-            eps = self._collector(f"eval:{mode}", agent, min(n, 64)).collect(n, seed=c.eval_seed)
+            eps = self._collector(f"eval:{mode}", agent, min(n, 64), self.step).collect(
+                n, seed=c.eval_seed
+            )
             return {
                 "success": sum(ep.success for ep in eps) / n,
                 "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,
@@ -576,7 +585,9 @@ class GRPOTrainer:
             per = max(1, n // len(seats))
             agents = {s: (agent if s == seat else c.eval_opponent) for s in seats}
             key = f"eval:{mode}:{c.eval_opponent}:{seat}"
-            eps = self._collector(key, agents, min(per, 64)).collect(per, seed=c.eval_seed)
+            eps = self._collector(key, agents, min(per, 64), self.step).collect(
+                per, seed=c.eval_seed
+            )
             for ep in eps:
                 mine = ep.returns.get(seat, 0.0)
                 best_other = max(ep.returns.get(s, 0.0) for s in seats if s != seat)

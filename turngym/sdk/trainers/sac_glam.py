@@ -466,8 +466,12 @@ class SACGLAMTrainer:
 
     # -- collection --------------------------------------------------------------------
 
-    def _collector(self, key: str, agent: Any, n: int) -> Any:
-        """A collector kept across steps (envs are made once)."""
+    def _collector(self, key: str, agent: Any, n: int, step: int) -> Any:
+        """A collector kept across steps (envs are made once).
+
+        Every call tells the envs' wrappers the training ``step`` (the training-step
+        protocol, ``turngym.wrappers.training_step``: ``HorizonCurriculum``...).
+        """
         from turngym.sdk.rollout import Collector
 
         if key not in self._collectors:
@@ -475,6 +479,7 @@ class SACGLAMTrainer:
             self._collectors[key] = Collector(
                 envs, agent, max_turns=self.config.max_turns, progress=False
             )
+        self._collectors[key].set_training_step(step)
         return self._collectors[key]
 
     def collect(self, step: int) -> list[Episode]:
@@ -485,7 +490,7 @@ class SACGLAMTrainer:
         agent.policy_version = step
         first = c.seed * 7919 % 100_000 + step * c.episodes_per_step
         n = min(c.episodes_per_step, 64)
-        episodes = self._collector(mode, agent, n).collect(c.episodes_per_step, seed=first)
+        episodes = self._collector(mode, agent, n, step).collect(c.episodes_per_step, seed=first)
         for ep in episodes:
             ep.env_id = self.env_id
         return episodes
@@ -603,7 +608,8 @@ class SACGLAMTrainer:
         n = episodes or c.eval_episodes
         mode = "greedy" if c.eval_greedy else "sample"
         agent = self._agents[mode]
-        eps = self._collector(f"eval:{mode}", agent, min(n, 64)).collect(n, seed=c.eval_seed)
+        collector = self._collector(f"eval:{mode}", agent, min(n, 64), self.step)
+        eps = collector.collect(n, seed=c.eval_seed)
         return {
             "success": sum(ep.success for ep in eps) / n,
             "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,

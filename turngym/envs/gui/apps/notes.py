@@ -9,6 +9,12 @@ the host: every file access goes through `EpisodeFolder`. A ``.txt`` entry that 
 a regular file (a link, a FIFO, a folder) or is over `NOTE_LIMIT` bytes is listed, but
 opening it says why it is refused, saving over it is refused, and its text in
 ``state()`` is None; a link's target is never read nor written.
+
+Since any program may write the folder, ``state()`` also says what went through the app
+itself this episode (digests, see `text_digest`): ``saved``, the text it last wrote for
+each title, and ``opened``, the text it last read for a title when that text was not its
+own save (a file another program wrote). The agent's terminal runs in a sandbox with no
+way to the X server or the app's socket, so only input to this window changes these.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import contextlib
 import tkinter as tk
 from typing import Any
 
+from turngym.envs.gui.apps import text_digest
 from turngym.envs.gui.apps.base import TkApp
 from turngym.envs.gui.episode_folder import EpisodeFolder, PathRefused, is_text
 
@@ -68,12 +75,16 @@ class NotesApp(TkApp):
         root.bind_all("<Control-s>", lambda _e: self.save())
         self.current: str | None = None
         self.files = EpisodeFolder(self.workdir)
+        self.saved: dict[str, str] = {}
+        self.opened: dict[str, str] = {}
 
     def load(self, config: dict[str, Any]) -> None:
         """Show the notes on disk and an empty editor."""
         with contextlib.suppress(PathRefused):  # the refresh below says why
             self.files.makedirs(FOLDER)
         self.current = None
+        self.saved.clear()
+        self.opened.clear()
         self.title_entry.delete(0, "end")
         self.body.delete("1.0", "end")
         self.body.edit_reset()
@@ -127,6 +138,9 @@ class NotesApp(TkApp):
             self.status.config(text=f"Error: cannot open {title}: {refused}")
             self._refresh()
             return
+        digest = text_digest(text)
+        if self.saved.get(title) != digest:
+            self.opened[title] = digest
         self.current = title
         self.title_entry.delete(0, "end")
         self.title_entry.insert(0, title)
@@ -158,6 +172,7 @@ class NotesApp(TkApp):
         except PathRefused as refused:
             self.status.config(text=f"Error: cannot save {title}: {refused}")
             return
+        self.saved[title] = text_digest(text)
         self.current = title
         self._refresh()
         self.status.config(text=f"Saved {title}")
@@ -177,7 +192,11 @@ class NotesApp(TkApp):
         self._refresh()
 
     def state(self) -> dict[str, Any]:
-        """The notes on disk (None for one refused or past `STATE_LIMIT`) and the editor."""
+        """The notes on disk, the editor, and what went through the app this episode.
+
+        A note refused or past `STATE_LIMIT` reads None; ``saved`` and ``opened`` map a
+        title to a `text_digest` (see the module's docstring).
+        """
         notes: dict[str, str | None] = {}
         left = STATE_LIMIT
         for title in self._titles()[0]:
@@ -192,4 +211,6 @@ class NotesApp(TkApp):
             "title": self.title_entry.get(),
             "body": self.body.get("1.0", "end-1c"),
             "status": str(self.status.cget("text")),
+            "saved": dict(self.saved),
+            "opened": dict(self.opened),
         }

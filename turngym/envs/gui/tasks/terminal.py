@@ -4,6 +4,12 @@ The terminal's shell starts in the episode's folder (``/testbed`` in the sandbox
 files it writes are the ones the apps show and the checks read. The checks read them
 through `confined.Folder`: a link, a FIFO or a file over `CHECK_LIMIT` bytes is "not
 done", never followed, waited on or read whole.
+
+A template whose instruction gives a step to the Notes app checks that the app did it:
+the shell can write a note's file as well as the app, so the file alone proves nothing.
+The app reports, in its state, digests of the text it saved and of the text it opened
+from another program's file; the sandboxed shell cannot reach the app's window or its
+socket, so it cannot forge them.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from turngym.envs.confined import Folder, PathRefused
+from turngym.envs.gui.apps import text_digest
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask, pick, words
 
 __all__ = ["CHECK_LIMIT", "CountWithTerminal", "TerminalFile", "TerminalThenNotes"]
@@ -36,6 +43,19 @@ def _read(workdir: Path, path: str) -> str | None:
         return Folder(workdir).read_bytes(path, CHECK_LIMIT).decode("utf-8")
     except (PathRefused, UnicodeDecodeError):
         return None
+
+
+def _saved_by_notes(state: Mapping[str, Any], title: str, text: str) -> bool:
+    """Whether the Notes app wrote ``text`` (a note's file now) as ``title``.
+
+    That is: it is what the app last saved under that title, and not a text the app had
+    only opened from another program's file and saved again.
+    """
+    notes = state.get("notes", {})
+    digest = text_digest(text)
+    return (
+        notes.get("saved", {}).get(title) == digest and notes.get("opened", {}).get(title) != digest
+    )
 
 
 class TerminalFile(GUITask):
@@ -102,10 +122,16 @@ class CountWithTerminal(GUITask):
         )
 
     def check(self, params: Mapping[str, Any], state: Mapping[str, Any], workdir: Path) -> bool:
-        """The only note is the count."""
-        notes = state["notes"]["notes"]
-        text = notes.get(params["title"])
-        return len(notes) == 1 and isinstance(text, str) and text.strip() == str(params["rows"])
+        """The only note is the count, and the Notes app wrote it (not the shell)."""
+        notes = state.get("notes", {}).get("notes", {})
+        title = params["title"]
+        text = notes.get(title)
+        return (
+            len(notes) == 1
+            and isinstance(text, str)
+            and text.strip() == str(params["rows"])
+            and _saved_by_notes(state, title, text)
+        )
 
 
 class TerminalThenNotes(GUITask):
@@ -133,7 +159,17 @@ class TerminalThenNotes(GUITask):
         )
 
     def check(self, params: Mapping[str, Any], state: Mapping[str, Any], workdir: Path) -> bool:
-        """The note holds both lines, in order, and nothing else."""
-        text = _read(workdir, f"notes/{params['title']}.txt")
+        """The note holds both lines, in order, and nothing else, saved by the Notes app.
+
+        The app must have opened it from a file (the shell's) holding the first line only.
+        """
+        title = params["title"]
+        text = _read(workdir, f"notes/{title}.txt")
         want = f"{params['first']}\n{params['second']}"
-        return text is not None and text.removesuffix("\n") == want
+        first = {text_digest(params["first"] + end) for end in ("", "\n")}
+        return (
+            text is not None
+            and text.removesuffix("\n") == want
+            and _saved_by_notes(state, title, text)
+            and state.get("notes", {}).get("opened", {}).get(title) in first
+        )
