@@ -9,11 +9,12 @@ gives the success rate with its 95% Wilson interval and the mean return. The age
   the env lists none);
 - ``heuristic``: the simplest rule a newcomer would try first. By default it takes the
   first listed legal action every turn (the first direction, the first word, the first
-  link or widget). SWE's submits the repository unchanged; the web sites' says
-  ``answer("done")`` at once (a reward that pays it is broken). WebShop's rule baseline
-  (the one from WebShop's paper) is measured on the shop's app by
-  ``webshop_difficulty.py``. Envs whose actions are free text and that have no such rule
-  get a ``"skipped"`` line.
+  link or widget). MiniWoB's clicks the element the instruction names (a quoted label,
+  else a word of it, else the next element). SWE's submits the repository unchanged;
+  the web sites' says ``answer("done")`` at once (a reward that pays it is broken).
+  WebShop's rule baseline (the one from WebShop's paper) is measured on the shop's app
+  by ``webshop_difficulty.py``. Envs whose actions are free text and that have no such
+  rule get a ``"skipped"`` line.
 
 ``--markdown FILE`` writes the tables the README links to, one per family.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -40,6 +42,7 @@ from turngym.agents.base import Agent, BaseAgent
 from turngym.registry import ENVS, EnvEntry
 from turngym.sdk.evaluation import EvalResult, evaluate
 
+AGENTS = ("expert", "random", "heuristic")
 FAMILIES = ("text", "classic", "games", "web", "miniwob", "gui", "swe")
 
 
@@ -73,6 +76,45 @@ class ClaimDoneAgent(BaseAgent):
         return 'answer("done")'
 
 
+class ClickNamedAgent(BaseAgent):
+    """MiniWoB: click the element the instruction names, by keyword match on the page.
+
+    Each turn it clicks the first ``[N]`` element not clicked yet whose name is a quoted
+    string of the instruction, else one whose name is a word of it, else the first
+    element not clicked yet; with nothing left it answers.
+    """
+
+    rule = "click the element the instruction names"
+
+    def __init__(self) -> None:
+        self._clicked: set[str] = set()
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the clicks of the last episode."""
+        self._clicked = set()
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        """One click (or the closing answer)."""
+        text = str(obs)
+        instruction = str(info.get("instruction") or text.splitlines()[0]).lower()
+        quoted = set(re.findall(r'"([^"]+)"', instruction))
+        words = set(re.findall(r"\w+", instruction))
+        elements = [
+            (ref, name.lower())
+            for ref, name in re.findall(r"^\s*\[(\d+)\] \w+(?: '([^']*)')?", text, re.M)
+            if ref not in self._clicked
+        ]
+        ranked = (
+            [ref for ref, name in elements if name and name in quoted]
+            + [ref for ref, name in elements if name and name in words]
+            + [ref for ref, _ in elements]
+        )
+        if not ranked:
+            return 'answer("done")'
+        self._clicked.add(ranked[0])
+        return f"click({ranked[0]})"
+
+
 def group(row: EnvEntry) -> str:
     """The table a row goes in: its registry family, with MiniWoB apart from the sites."""
     return "miniwob" if row.id.startswith("turngym/miniwob.") else row.family
@@ -87,7 +129,9 @@ def heuristic_for(row: EnvEntry, info: dict[str, Any]) -> Agent | None:
         return SubmitUnchangedAgent()
     if row.id == "turngym/WebShop-v0":
         return None  # its rule baseline is measured on the shop's app by webshop_difficulty.py
-    if row.family == "web" and group(row) == "web":
+    if group(row) == "miniwob":
+        return ClickNamedAgent()
+    if row.family == "web":
         return ClaimDoneAgent()
     if info.get("legal_actions"):
         return FirstLegalAgent()
@@ -118,11 +162,13 @@ def _agents(row: EnvEntry) -> tuple[dict[str, Callable[[gym.Env], Agent] | None]
     }, rule
 
 
-def measure(row: EnvEntry, episodes: int) -> list[dict[str, Any]]:
-    """One JSON-ready line per agent for one env."""
+def measure(row: EnvEntry, episodes: int, only: Sequence[str] = AGENTS) -> list[dict[str, Any]]:
+    """One JSON-ready line per agent (of ``only``) for one env."""
     lines = []
     agents, rule = _agents(row)
     for name, factory in agents.items():
+        if name not in only:
+            continue
         line: dict[str, Any] = {
             "bench": "headroom",
             "env": row.id,
@@ -195,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--family", default=",".join(FAMILIES), help="comma-separated families")
     parser.add_argument("--envs", default="*", help="glob over env ids (turngym/ prefix optional)")
     parser.add_argument("--episodes", type=int, default=20, help="seeds 0..N-1 for every agent")
+    parser.add_argument("--agents", default=",".join(AGENTS), help="a comma-separated subset")
     parser.add_argument("--markdown", type=Path, help="write one table per family here")
     parser.add_argument(
         "--from-jsonl",
@@ -213,6 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = families - set(FAMILIES)
     if unknown:
         parser.error(f"unknown family {sorted(unknown)}; choose from {', '.join(FAMILIES)}")
+    if not set(args.agents.split(",")) <= set(AGENTS):
+        parser.error(f"--agents takes a comma-separated subset of {', '.join(AGENTS)}")
     rows = [
         e
         for e in ENVS
@@ -224,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     lines = []
     for row in rows:
-        for line in measure(row, args.episodes):
+        for line in measure(row, args.episodes, args.agents.split(",")):
             print(json.dumps(line), flush=True)
             lines.append(line)
     if args.markdown:

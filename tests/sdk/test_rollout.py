@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import collections
+import itertools
 from typing import Any
 
 import gymnasium as gym
@@ -422,3 +423,102 @@ def test_env_threads_step_envs_at_once_and_change_no_episode():
     assert Collector("turngym/Wordle-v0", "random", num_envs=3).env_threads == 1  # text envs
     with pytest.raises(ValueError, match="env_threads"):
         Collector("turngym/Wordle-v0", "random", num_envs=2, env_threads=0)
+
+
+# -- self-play through the game twins of the context wrappers (issue 26, item 6) --------
+
+
+def _twin(name: str, game: Any) -> Any:
+    from turngym.wrappers import (
+        ChatHistoryGame,
+        MarkovianChunksGame,
+        SlidingWindowGame,
+        SummarizeContextGame,
+    )
+
+    if name == "chat_history":
+        return ChatHistoryGame(game, max_turns=1)
+    if name == "sliding_window":
+        return SlidingWindowGame(game, keep_last=1)
+    if name == "summarize":
+        # room for the task (118 tokens), the summary request (69), a summary and a turn
+        return SummarizeContextGame(game, budget_tokens=300)
+    return MarkovianChunksGame(game, chunk_tokens=16, carry_tokens=4, max_chunks=2)
+
+
+@pytest.fixture(scope="module")
+def hf_policy(tiny_model_dir: Any) -> Any:
+    from turngym.sdk.backends.hf import HFPolicy
+
+    return HFPolicy(tiny_model_dir)
+
+
+@pytest.mark.parametrize(
+    "twin, event",
+    [
+        ("chat_history", "evict"),
+        ("sliding_window", "evict"),
+        ("summarize", "summary"),
+        ("markovian_chunks", "chunk"),
+    ],
+)
+def test_self_play_through_each_game_twin_with_the_tiny_model(hf_policy, twin, event):
+    """The LLM agent reads every twin, and each seat's segments follow its context events.
+
+    Before, the agent could not read a chat twin's ``{"messages": [...]}`` (TypeError)
+    and the twins reported no segments, so a seat's ``Turn.segment`` ran 0, 0, 1, 0...
+    """
+    agent = LLMAgent(hf_policy, sampling=SamplingParams(max_new_tokens=8, seed=0), constrained=True)
+    games = [_twin(twin, turngym.make_game("turngym/TicTacToe-v0")) for _ in range(4)]
+    episodes = collect_games(games, agent, episodes=4, seed=0)
+    events: collections.Counter[str | None] = collections.Counter()
+    for ep in episodes:
+        assert set(ep.agents) == {"player_0", "player_1"}
+        for seat in ep.agents:
+            turns = [t for t in ep.turns if t.agent == seat]
+            for t in turns:  # the prompt is the chat template over the twin's observation
+                messages = t.obs.get("messages") or [{"role": "user", "content": t.obs["text"]}]
+                assert t.trainable and t.prompt_ids == _template(hf_policy, messages)
+                kind = t.info.get("context_event")
+                assert t.wrapper_turn == (kind in ("summary", "chunk"))
+                assert t.state_key.startswith("obs:")  # the game's text, for GiGPO
+            for a, b in itertools.pairwise(turns):
+                if a.wrapper_turn:  # the game waited: the same game state, the same anchor
+                    assert a.state_key == b.state_key
+                kind = a.info["context_event"]
+                assert b.segment == a.segment + (kind is not None) == a.info["segment"]
+                events[kind] += 1
+                if kind == "summary":  # the turn before it saw the request
+                    before = turns[turns.index(a) - 1]
+                    assert before.info["summary_request"] and not a.info.get("summary_request")
+    assert events[event] >= 2, events
+
+
+def test_markovian_self_play_in_a_free_form_game_keeps_reasoning_private(hf_policy):
+    """A negotiator out of chunks says nothing: its reasoning never reaches the other seat."""
+    from turngym.wrappers import MarkovianChunksGame
+    from turngym.wrappers.markovian_chunks import CARRY_HEADER
+    from turngym.wrappers.parse_action import ActionParser
+
+    agent = LLMAgent(hf_policy, sampling=SamplingParams(max_new_tokens=12, seed=0))
+    games = [
+        MarkovianChunksGame(turngym.make_game("turngym/SimpleNegotiation-v0"), 16, 4, max_chunks=2)
+        for _ in range(4)
+    ]
+    episodes = collect_games(games, agent, episodes=4, seed=0, max_turns=24)
+    checked = 0
+    for ep in episodes:
+        for seat in ep.agents:
+            # what the other seat read from the game (its own carried reasoning cut off)
+            texts = [t.obs["text"] for t in ep.turns if t.agent != seat]
+            texts += [o["text"] for s, o in ep.final_obs.items() if s != seat]
+            others = [" ".join(text.split(CARRY_HEADER)[0].split()) for text in texts]
+            for t in ep.turns:
+                said = " ".join(t.action.split())
+                if t.agent != seat or len(said) < 12 or ActionParser().parse(t.action):
+                    continue
+                assert all(said not in text for text in others), said
+                checked += 1
+            no_answer = [t for t in ep.turns if t.agent == seat and t.info.get("format_error")]
+            assert all(t.info["invalid_action"] and not t.wrapper_turn for t in no_answer)
+    assert checked >= 8

@@ -125,3 +125,12 @@ def test_readme_wrappers_block_runs(capsys):
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "You moved down." in out and out.rstrip().endswith("False")
+
+
+def test_games_report_each_players_evictions_in_its_infos():
+    """Issue 26, item 6: a player's segment goes up exactly when its old turns are dropped."""
+    from tests.wrappers.game_segments import play_checking_segments
+
+    game = ChatHistoryGame(turngym.make_game("turngym/ConnectFour-v0"), max_turns=2)
+    events = play_checking_segments(game, 0, lambda agent, obs, info: info["legal_actions"][0])
+    assert set(events) == {"evict"} and events["evict"] >= 4

@@ -37,11 +37,30 @@ def test_expert_with_a_state_plays_as_without(env_id):
             obs_w, r_w, term_w, trunc_w, info_w = wrapped.step(f"<state>{note}</state>\n{action}")
             assert (r_w, term_w, trunc_w) == (r_p, term, trunc)
             assert obs_w.endswith(obs_p) and f"<state>{note}</state>" in obs_w
-            assert obs_w.count("<state>") == 1 and info_w["segment"] == turn + 1
+            assert obs_w.count("<state>turn ") == 1 and info_w["segment"] == turn + 1
+            assert f"Your latest action: {action}\n\n" in obs_w
             assert info_w["context_event"] == "evict" and not info_w["state_missing"]
             done = term or trunc
             turn += 1
         assert info_w.get("success") == info_p.get("success")
+
+
+def test_context_is_task_state_latest_action_and_observation_as_in_mem1():
+    plain = turngym.make("turngym/FrozenLake-v0")
+    env = InternalState(turngym.make("turngym/FrozenLake-v0"))
+    task, _ = plain.reset(seed=0)
+    first, _ = env.reset(seed=0)
+    assert first == f"{task}\n\n{env.instruction}"
+    for note, action in [("NOTE-ONE", "right"), ("NOTE-TWO", "down")]:
+        seen, *_ = plain.step(action)
+        obs, *_ = env.step(f"<state>{note}</state>\n{action}")
+        # MEM1 keeps the task (with how to write the state), the latest internal state,
+        # the latest action and the latest observation; nothing older.
+        assert obs == (
+            f"{task}\n\n{env.instruction}\n\n<state>{note}</state>\n\n"
+            f"Your latest action: {action}\n\n{seen}"
+        )
+    assert "NOTE-ONE" not in obs and "Your latest action: right" not in obs
 
 
 @pytest.mark.parametrize("env_id", ENVS[:5])
@@ -98,11 +117,14 @@ def test_a_200_turn_episode_keeps_a_constant_size_context():
         obs, _, terminated, truncated, _ = env.step(f"<state>{'notes ' * turn}</state> right")
         assert not (terminated or truncated)
         sizes.append(count(obs))
-        heads.append(count(obs.split("</state>")[0]))  # the context before the observation
-    # The task, a state cut to 400 characters and the longest observation LongWalk makes.
+        heads.append(count(obs.split("Your latest action")[0]))  # the context before the action
+    # The task and instruction, a state cut to 400 characters, the action and the
+    # longest observation LongWalk makes.
     state = "<state>" + ("notes " * 67)[:400] + "</state>"
     longest_obs = "Step 200: you are at 200. You see " + " ".join(["tiles"] * 59) + "."
-    bound = count(env._task) + count(state) + count(longest_obs) + 8  # + separators
+    action = "Your latest action: right"
+    parts = [env._task, env.instruction, state, action, longest_obs]
+    bound = sum(count(part) for part in parts) + 12  # + separators
     assert max(sizes) <= bound, (max(sizes), bound)
     assert len(set(heads[70:])) == 1  # once the state is at its cap, no growth at all
 
@@ -131,16 +153,21 @@ def test_games_keep_a_state_per_player(game_id):
     game = InternalStateGame(turngym.make_game(game_id))
     game.reset(seed=0)
     moves = dict.fromkeys(game.possible_agents, 0)
+    last, tasks = {}, {}
     for agent in game.agent_iter(40):
         obs, _, terminated, truncated, info = game.last()
         if moves[agent]:
             assert f"<state>{agent} moved {moves[agent]} times</state>" in obs["text"]
+            assert f"Your latest action: {last[agent]}\n\n" in obs["text"]
+            assert obs["text"].startswith(f"{tasks[agent]}\n\n{game._core.instruction}\n\n")
+        else:
+            tasks[agent] = game.unwrapped.observe(agent)["text"]
         assert game.unwrapped.observe(agent)["text"] in obs["text"]
         if terminated or truncated:
             game.step(None)
             continue
         moves[agent] += 1
-        legal = info["legal_actions"][0]
+        last[agent] = legal = info["legal_actions"][0]
         game.step(f"<state>{agent} moved {moves[agent]} times</state> {legal}")
         assert not game.infos.get(agent, {}).get("invalid_action")
     assert sum(moves.values()) >= 2

@@ -149,12 +149,67 @@ def test_games_let_each_player_think_in_chunks(game_id):
     assert [totals[a] for a in game.possible_agents] == plain.returns
 
 
-def test_games_after_max_chunks_the_chunk_is_the_move():
+def test_games_after_max_chunks_only_a_legal_move_plays():
+    """Issue 26, item 6: the last chunk is the move only when it IS a legal move.
+
+    Any other last chunk is no answer: the game's invalid-action rules decide, and the
+    reasoning never reaches the game.
+    """
     from turngym.wrappers.markovian_chunks import MarkovianChunksGame
 
     game = MarkovianChunksGame(turngym.make_game("turngym/TicTacToe-v0"), 16, 3, max_chunks=2)
     game.reset(seed=0)
     game.step("thinking")
     assert game.infos["player_0"]["wrapper_turn"]
-    game.step("b2")  # the second chunk in a row, no tags: played as the move
+    game.step("b2")  # the second chunk in a row, no tags, but a legal move: played
     assert game.agent_selection == "player_1" and not game.infos["player_0"]["invalid_action"]
+    assert not game.infos["player_0"].get("wrapper_turn")
+    game.step("my secret plan: take a corner")
+    game.step("the secret plan still stands")  # out of chunks, no answer
+    info = game.infos["player_1"]
+    assert game.agent_selection == "player_1"  # the game's rules: an invalid move, retry
+    assert info["invalid_action"] and info["format_error"] and not info.get("wrapper_turn")
+    assert "[no action found]" in game.observe("player_1")["text"]
+    assert "secret" not in game.observe("player_0")["text"]
+
+
+def test_free_form_games_never_show_a_players_reasoning():
+    """Issue 26, item 6: out of chunks in a negotiation, nothing is said to the other player.
+
+    Before, the last chunk went to the game as the move, and a free-form game relays
+    it: the opponent read the player's private reasoning.
+    """
+    from turngym.wrappers.markovian_chunks import MarkovianChunksGame
+
+    game = MarkovianChunksGame(
+        turngym.make_game("turngym/SimpleNegotiation-v0"), 16, 3, max_chunks=2
+    )
+    game.reset(seed=0)
+    game.step("I value Ore most, they must not know")
+    game.step("so I will lowball them on Ore")
+    info = game.infos["player_0"]
+    assert info["invalid_action"] and info["format_error"]
+    game.step("<answer>[Offer: 1 Wheat -> 1 Ore]</answer>")  # its retry: an answer
+    assert game.agent_selection == "player_1"
+    seen = game.observe("player_1")["text"]
+    assert "Offer" in seen and "Ore most" not in seen and "lowball" not in seen
+
+
+def test_games_count_each_players_chunks_as_its_segments():
+    """Issue 26, item 6: a player's segment is its chunk count, never back to 0 after a move."""
+    from turngym.wrappers.markovian_chunks import MarkovianChunksGame
+
+    game = MarkovianChunksGame(turngym.make_game("turngym/TicTacToe-v0"), 16, 3)
+    game.reset(seed=0)
+    seen: dict[str, list[tuple[int, str | None]]] = {a: [] for a in game.possible_agents}
+    script = iter(["hmm", "<answer>a1</answer>", "<answer>b1</answer>", "hmm", "hmm again"])
+    for action in script:
+        game.step(action)
+        _, _, _, _, info = game.last()
+        seen[game.agent_selection].append((info["segment"], info["context_event"]))
+    game.step("<answer>a2</answer>")
+    game.step("<answer>b2</answer>")
+    info = game.last()[-1]
+    assert game.agent_selection == "player_0"
+    assert seen["player_0"] == [(1, "chunk"), (1, None), (2, "chunk"), (3, "chunk")]
+    assert (info["segment"], info["context_event"]) == (3, None)

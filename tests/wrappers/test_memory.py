@@ -166,7 +166,8 @@ def test_tool_call_spellings(action, call):
         ("memory_delete: seven", "memory_delete needs an entry id first"),
         ("memory_update: 3", "memory_update needs an id and the new text"),
         ('{"tool": "memory_delete", "id": "x"}', "memory_delete needs an integer 'id'"),
-        ('{"tool": "memory_search", "query": "a", "k": 0}', "k must be a positive int"),
+        ('{"tool": "memory_search", "query": "a", "k": 0}', "k must be an int from 1 to 20"),
+        ('{"tool": "memory_search", "query": "a", "k": 21}', "k must be an int from 1 to 20"),
     ],
 )
 def test_bad_tool_calls_carry_an_error(action, error):
@@ -210,7 +211,11 @@ def test_hashing_embedder_is_deterministic_and_normalised():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"core_size": -1}, "core_size must be an int >= 0"),
+        ({"recent_entries": -1}, "recent_entries must be an int >= 0"),
+        ({"core_chars": 0}, "core_chars must be an int >= 1"),
+        ({"max_tool_turns": 0}, "max_tool_turns must be an int >= 1 or None"),
+        ({"core_memory": 3}, "core_memory must be a string"),
+        ({"core_memory": "x" * 11, "core_chars": 10}, "core_memory has 11 characters"),
         ({"search_k": 0}, "search_k must be an int >= 1"),
         ({"max_tool_calls": 0}, "max_tool_calls must be an int >= 1"),
         ({"tool_penalty": -1}, "tool_penalty must be a number >= 0"),
@@ -229,7 +234,7 @@ def test_bad_arguments(kwargs, message):
 @pytest.mark.parametrize("env_id", ENVS)
 def test_tool_turns_never_reach_the_env_and_the_expert_still_wins(env_id):
     plain = turngym.make(env_id)
-    wrapped = MemoryTools(turngym.make(env_id), core_size=2)
+    wrapped = MemoryTools(turngym.make(env_id), recent_entries=2)
     expert_plain = make_expert(plain, env_id)
     expert_wrapped = make_expert(wrapped, env_id)
     for seed in range(2):
@@ -237,7 +242,8 @@ def test_tool_turns_never_reach_the_env_and_the_expert_still_wins(env_id):
         expert_wrapped.reset(seed=seed)
         obs_p, info_p = plain.reset(seed=seed)
         obs_w, info_w = wrapped.reset(seed=seed)
-        assert obs_w.startswith(obs_p) and "Core memory (0 entries in all)" in obs_w
+        assert obs_w.startswith(obs_p) and "Core memory (0/2000 characters)" in obs_w
+        assert "Archival memory: 0 entries" in obs_w
         ret_p = ret_w = 0.0
         done = False
         turn = 0
@@ -261,8 +267,8 @@ def test_tool_turns_never_reach_the_env_and_the_expert_still_wins(env_id):
             done = term_p or trunc_p
             turn += 1
         assert ret_w == ret_p and info_w.get("success") == info_p.get("success")
-        core = obs_w.split("Core memory")[1]
-        assert core.count("\n[") == min(2, turn)  # only the core_size most recent entries
+        recent = obs_w.split("Archival memory")[1]
+        assert recent.count("\n[") == min(2, turn)  # only the 2 most recent entries
 
 
 @pytest.mark.parametrize("env_id", ENVS[:5])
@@ -290,16 +296,124 @@ def test_search_update_delete_through_the_env():
     assert info["tool_ok"] and info["memory_size"] == 1
 
 
-def test_too_many_tool_calls_in_a_row_are_refused():
+def test_too_many_tool_calls_in_a_row_are_refused_and_truncate():
     env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), max_tool_calls=2, tool_penalty=0.1)
     env.reset(seed=0)
-    for _ in range(2):
-        _, reward, *_, info = env.step("memory_search: x")
-        assert info["tool_ok"] and reward == -0.1
-    obs, reward, terminated, truncated, info = env.step("memory_search: x")
-    assert not info["tool_ok"] and "Refused" in obs and not (terminated or truncated)
+    env.step("memory_search: x")
     env.step("down")  # an env action resets the count
-    assert env.step("memory_search: x")[-1]["tool_ok"]
+    for _ in range(2):
+        _, reward, terminated, truncated, info = env.step("memory_search: x")
+        assert info["tool_ok"] and reward == -0.1 and not (terminated or truncated)
+    obs, reward, terminated, truncated, info = env.step("memory_search: x")
+    assert not info["tool_ok"] and info["tool_refused"] and "Refused" in obs
+    assert truncated and not terminated and reward == -0.1 and info["wrapper_turn"]
+
+
+@pytest.mark.parametrize("tool", ["memory_search: x", "memory_insert: x", "core_memory_append: x"])
+def test_a_policy_that_only_calls_tools_ends_within_the_limit(tool):
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), max_tool_calls=2)
+    env.reset(seed=0)
+    turns, done = 0, False
+    while not done and turns < 5000:
+        *_, terminated, truncated, info = env.step(tool)
+        turns += 1
+        done = terminated or truncated
+    assert truncated and turns == 3 and info["tool_refused"]
+
+
+def test_tool_turns_per_episode_are_capped():
+    env = MemoryTools(turngym.make("turngym/Maze-v0"), max_tool_calls=5, max_tool_turns=3)
+    _, info = env.reset(seed=0)
+    turns, done = 0, False
+    while not done:  # a tool call before every env move: the fourth one is refused
+        *_, terminated, truncated, info = env.step("memory_insert: a note")
+        turns += 1
+        done = terminated or truncated
+        if not done:
+            *_, terminated, truncated, _ = env.step(info["legal_actions"][0])
+            done = terminated or truncated
+    assert turns == 4 and truncated and info["tool_refused"] and info["tool_turns"] == 4
+
+
+# -- core memory: MemGPT's editable block ---------------------------------------------------
+
+
+def test_core_memory_is_an_editable_block_shown_in_every_observation():
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), core_chars=60)
+    obs, _ = env.reset(seed=0)
+    assert "Core memory (0/60 characters):\n(empty)" in obs
+    obs, *_, info = env.step("core_memory_append: goal: bottom right")
+    assert info["tool_ok"] and info["core_chars"] == 18
+    assert "Core memory (18/60 characters):\ngoal: bottom right\n" in obs
+    obs, *_, info = env.step("core_memory_append: hole at row 2")
+    assert "goal: bottom right\nhole at row 2" in obs and info["core_chars"] == 32
+    obs, *_, info = env.step("core_memory_replace: row 2 => row 3")
+    assert info["tool_ok"] and "goal: bottom right\nhole at row 3\n" in obs
+    # too long for the block: refused with the reason, the block unchanged
+    obs, *_, info = env.step("core_memory_append: " + "x" * 30)
+    assert not info["tool_ok"] and "over its limit of 60" in obs and info["core_chars"] == 32
+    obs, *_, info = env.step('{"tool": "core_memory_replace", "old": "no such", "new": "x"}')
+    assert not info["tool_ok"] and "not in core memory" in obs
+    obs, *_, info = env.step("down")  # the block stays across env steps
+    assert "goal: bottom right\nhole at row 3\n" in obs and not info["wrapper_turn"]
+    obs, *_, info = env.step("core_memory_replace: hole at row 3 =>")  # empty: delete
+    assert info["tool_ok"] and env.core.text == "goal: bottom right"
+    obs, _ = env.reset(seed=0)
+    assert env.core.text == "" and "(0/60 characters)" in obs
+
+
+def test_core_memory_starts_from_its_initial_text_and_persists_if_asked():
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"), core_memory="I am careful.")
+    env.reset(seed=0)
+    env.step("core_memory_append: the goal is far")
+    env.reset(seed=0)
+    assert env.core.text == "I am careful."
+    keep = MemoryTools(turngym.make("turngym/FrozenLake-v0"), persist=True)
+    keep.reset(seed=0)
+    keep.step("core_memory_append: the goal is far")
+    obs, _ = keep.reset(seed=1)
+    assert keep.core.text == "the goal is far" and "the goal is far" in obs
+
+
+@pytest.mark.parametrize(
+    ("action", "fields"),
+    [
+        ("core_memory_append: likes tea", {"text": "likes tea"}),
+        ("core_memory_replace: tea => coffee", {"text": "tea", "new": "coffee"}),
+        ('core_memory_replace: "a => b" => c', {"text": "a", "new": 'b" => c'}),
+        (
+            '{"tool": "core_memory_replace", "old_content": "tea", "new_content": ""}',
+            {"text": "tea", "new": ""},
+        ),
+        ('{"name": "core_memory_append", "arguments": {"content": "x"}}', {"text": "x"}),
+    ],
+)
+def test_core_memory_call_spellings(action, fields):
+    tool = action.split(":")[0] if not action.startswith("{") else action.split('"')[3]
+    assert parse_tool_call(action) == ToolCall(tool, **fields)
+
+
+@pytest.mark.parametrize(
+    ("action", "error"),
+    [
+        ("core_memory_append:", "core_memory_append needs the text to add"),
+        ("core_memory_replace: tea", "core_memory_replace needs 'OLD => NEW'"),
+        ("core_memory_replace:  => x", "core_memory_replace needs the text to replace"),
+    ],
+)
+def test_bad_core_memory_calls_carry_an_error(action, error):
+    call = parse_tool_call(action)
+    assert call is not None and error in call.error
+
+
+def test_long_entries_are_cut_in_the_observation_and_it_stays_in_its_space():
+    env = MemoryTools(turngym.make("turngym/FrozenLake-v0"))
+    env.reset(seed=0)
+    for _ in range(6):
+        obs, *_ = env.step("memory_insert: " + "x" * 99_000)
+        assert env.observation_space.contains(obs) and "x" * 600 not in obs
+    obs, *_ = env.step('{"tool": "memory_search", "query": "' + "x" * 99_000 + '", "k": 20}')
+    assert env.observation_space.contains(obs) and env.store.get(1) == "x" * 99_000
 
 
 def test_memory_is_per_episode_unless_persist():
@@ -356,6 +470,46 @@ def test_games_give_each_player_a_memory_and_tool_turns_leave_the_game_alone(gam
     assert game.unwrapped.returns == plain.returns
     assert [totals[a] for a in game.possible_agents] == plain.returns
     assert all(len(store) >= 1 for store in game.stores.values())
+
+
+@pytest.mark.filterwarnings("ignore:.*(NumPy array|all zeros).*:UserWarning")  # api_test
+@pytest.mark.parametrize("game_id", ["turngym/TicTacToe-v0", "turngym/KuhnPoker-v0"])
+def test_a_player_that_only_calls_tools_forfeits_the_game(game_id):
+    from turngym.wrappers.memory import MemoryToolsGame
+
+    game = MemoryToolsGame(turngym.make_game(game_id), max_tool_calls=2)
+    game.reset(seed=0)
+    spammer = game.agent_selection
+    turns = 0
+    for agent in game.agent_iter(5000):
+        _, _, terminated, truncated, info = game.last()
+        if terminated or truncated:
+            game.step(None)
+            continue
+        turns += 1
+        game.step("memory_search: what now" if agent == spammer else info["legal_actions"][0])
+    # 2 tool calls, then refused calls are invalid moves: the game's third in a row forfeits
+    # (losing at least 1), and the game stays zero-sum.
+    assert turns <= 2 + 3 + 3  # (the other player may move in between)
+    assert game.unwrapped.over and not game.agents
+    returns = dict(zip(game.possible_agents, game.unwrapped.returns, strict=True))
+    assert returns[spammer] <= -1.0 and sum(returns.values()) == 0.0
+
+
+def test_game_players_have_their_own_core_memory():
+    from turngym.wrappers.memory import MemoryToolsGame
+
+    game = MemoryToolsGame(turngym.make_game("turngym/TicTacToe-v0"), core_chars=100)
+    game.reset(seed=0)
+    game.step("core_memory_append: I play X")
+    assert game.agent_selection == "player_0" and game.infos["player_0"]["wrapper_turn"]
+    game.step("b2")
+    game.step("core_memory_append: I play O")
+    obs = game.observe("player_1")["text"]
+    assert "Core memory (8/100 characters):\nI play O\n" in obs and "I play X" not in obs
+    assert "I play X" in game.observe("player_0")["text"]
+    game.step("core_memory_replace: O => O, second")
+    assert game.cores["player_1"].text == "I play O, second"
 
 
 @pytest.mark.parametrize("backend", ["faiss", "usearch"])

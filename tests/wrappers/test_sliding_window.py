@@ -140,3 +140,13 @@ def test_games_window_each_players_conversation(game_id):
             continue
         game.step(info["legal_actions"][0])
     assert max(seen.values()) >= 2
+
+
+def test_games_report_each_players_evictions_in_its_infos():
+    """Issue 26, item 6: a player's segment goes up exactly when an output leaves its window."""
+    from tests.wrappers.game_segments import play_checking_segments
+    from turngym.wrappers.sliding_window import SlidingWindowGame
+
+    game = SlidingWindowGame(turngym.make_game("turngym/ConnectFour-v0"), keep_last=2)
+    events = play_checking_segments(game, 0, lambda agent, obs, info: info["legal_actions"][-1])
+    assert set(events) == {"evict"} and events["evict"] >= 4

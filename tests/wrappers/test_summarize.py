@@ -303,4 +303,33 @@ def test_games_pin_each_players_summary_and_ask_before_the_budget_overflows(game
         game.step(info["legal_actions"][0])
     assert all(len(w) >= 2 for w in written.values()), written
     # nothing was evicted: each player's context changed only at its summaries
-    assert all(game._logs[a].segment == game.summaries[a] for a in game.possible_agents)
+    assert all(game.segments[a] == game.summaries[a] for a in game.possible_agents)
+
+
+def test_games_report_each_players_summaries_and_evictions_in_its_infos():
+    """Issue 26, item 6: summaries and cuts are each player's own context events.
+
+    A summary request says so in the player's infos; the summary is a wrapper turn; once
+    the player's summaries are spent, dropped turns are evictions.
+    """
+    from tests.wrappers.game_segments import play_checking_segments
+    from turngym.wrappers.summarize import SummarizeContextGame
+
+    # 500: small enough that, its one summary spent, a player's conversation outgrows it
+    game = SummarizeContextGame(turngym.make_game("turngym/ConnectFour-v0"), 500, max_summaries=1)
+    requests, summarised = [], set()
+
+    def act(agent, obs, info):
+        # the summary was a wrapper turn; the next move is the game's again
+        assert bool(info.get("wrapper_turn")) == (agent in summarised)
+        summarised.discard(agent)
+        if info.get("summary_request"):
+            assert obs["messages"][-1]["content"] == game._core.instruction
+            requests.append(agent)
+            summarised.add(agent)
+            return f"{agent} plays the first legal move"
+        return info["legal_actions"][0]
+
+    events = play_checking_segments(game, 0, act)
+    assert events["summary"] == len(requests) == 2 and events["evict"] >= 1
+    assert set(events) == {"summary", "evict"}

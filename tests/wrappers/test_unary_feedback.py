@@ -57,7 +57,8 @@ def test_wrong_answers_are_retried_until_max_attempts(env_id):
     for attempt in (2, 3):
         obs, reward, terminated, truncated, info = fail_attempt(env, info, wrong)
         assert not (terminated or truncated)
-        assert obs == f"Let's try again.\n\n{first}"
+        assert obs.startswith(f"{first}\n\nAttempt 1: ")
+        assert obs.endswith(f"Attempt {attempt - 1}: {env.history[-1]}\nLet's try again.")
         assert reward == 0.0 and info["attempt"] == attempt and info["success"] is False
         assert info["invalid_action"] is False and "failed_reward" in info
         assert "answer" not in info  # the env's closing info (it may hold the answer) is withheld
@@ -102,12 +103,116 @@ def test_success_on_the_first_attempt_is_unchanged():
 
 
 def test_message_options_and_reset_is_clean():
-    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), message="Wrong.", repeat_task=False)
-    env.reset(seed=0)
+    env = UnaryFeedback(
+        gym.make("turngym/Bandit-v0"), message="Wrong.", repeat_task=False, history=False
+    )
+    first, _ = env.reset(seed=0)
     obs, *_, info = env.step(_bandit_wrong(env, {}))
     assert obs == "Wrong." and info["attempt"] == 2
     _, info = env.reset(seed=0)
-    assert info["attempt"] == 1 and env.attempt == 1
+    assert info["attempt"] == 1 and env.attempt == 1 and env.history == []
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), history=False)
+    first, _ = env.reset(seed=0)
+    obs, *_ = env.step(_bandit_wrong(env, {}))
+    assert obs == f"Let's try again.\n\n{first}"  # for ChatHistory, which keeps the attempts
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), repeat_task=False)
+    env.reset(seed=0)
+    wrong = _bandit_wrong(env, {})
+    obs, *_ = env.step(wrong)
+    assert obs == f"Attempt 1: {wrong}\nLet's try again."
+
+
+def test_each_retry_shows_the_question_and_every_earlier_attempt_with_its_feedback():
+    # UFO's observation: the question, then every earlier attempt and its feedback.
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), max_attempts=4, message="Try again.")
+    first, _ = env.reset(seed=0)
+    wrong = _bandit_wrong(env, {})
+    obs, *_ = env.step(wrong)
+    assert obs == f"{first}\n\nAttempt 1: {wrong}\nTry again."
+    obs, *_ = env.step(f"  pull {wrong} ")
+    assert obs == (
+        f"{first}\n\nAttempt 1: {wrong}\nTry again.\n\nAttempt 2: pull {wrong}\nTry again."
+    )
+    assert env.observation_space.contains(obs)
+
+
+def test_a_multi_turn_attempt_is_shown_as_its_actions():
+    env = UnaryFeedback(gym.make("turngym/FrozenLake-v0"), max_attempts=2)
+    first, _ = env.reset(seed=0)
+    env.step("right")
+    obs, *_ = env.step("down")  # the hole at (1,1)
+    assert obs == f"{first}\n\nAttempt 1: right; down\nLet's try again."
+
+
+def test_a_long_attempt_is_cut_in_the_history():
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), max_attempt_chars=20)
+    env.reset(seed=0)
+    obs, *_ = env.step("x" * 500)  # not an arm: invalid, so the bandit is still waiting
+    obs, *_ = env.step(_bandit_wrong(env, {}))
+    assert "Attempt 1: " + "x" * 500 not in obs and env.observation_space.contains(obs)
+
+
+def _win_at(env: UnaryFeedback, attempt: int, answers: list[str]) -> tuple:
+    """Answer ``answers`` (wrong ones) and then the best arm at attempt ``attempt``."""
+    env.reset(seed=0)
+    for answer in answers[: attempt - 1]:
+        out = env.step(answer)
+        assert not out[2] and out[-1]["attempt"] > 1
+    return env.step(env.unwrapped.best_arm)
+
+
+def test_reward_decays_with_the_attempt_that_succeeds():
+    plain = gym.make("turngym/Bandit-v0")
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), max_attempts=5, reward_decay=0.5)
+    env.reset(seed=0)
+    wrong = [_bandit_wrong(env, {})] * 2
+    plain.reset(seed=env._seed)
+    full = float(plain.step(env.unwrapped.best_arm)[1])
+    assert full > 0
+    for attempt, factor in [(1, 1.0), (2, 0.5), (3, 0.25)]:
+        _, reward, terminated, _, info = _win_at(env, attempt, wrong)
+        assert terminated and info["success"] and info["attempt"] == attempt
+        assert reward == pytest.approx(full * factor)
+
+
+def test_repeated_answers_are_penalised_at_the_end():
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"), max_attempts=5, repetition_penalty=0.6)
+    env.reset(seed=0)
+    wrong = next(a for a in env.unwrapped.arms if a != env.unwrapped.best_arm)
+    plain = gym.make("turngym/Bandit-v0")
+    plain.reset(seed=env._seed)
+    full = float(plain.step(env.unwrapped.best_arm)[1])
+    # wrong, the same again (spelt otherwise), then right: 2 distinct answers in 3.
+    env.reset(seed=0)
+    _, r1, *_, info1 = env.step(wrong)
+    _, r2, *_, info2 = env.step(f"  {wrong.upper()} ")
+    _, r3, terminated, _, info3 = env.step(env.unwrapped.best_arm)
+    assert (r1, r2) == (0.0, 0.0)  # paid at the end, on the whole episode
+    assert not info1["repeated_answer"] and info2["repeated_answer"]
+    assert terminated and not info3["repeated_answer"] and info3["unique_answers"] == 2
+    assert r3 == pytest.approx(full - 0.6 * (1 - 2 / 3))
+    # all different: no penalty
+    _, reward, *_ = _win_at(env, 1, [])
+    assert reward == pytest.approx(full)
+
+
+def test_defaults_leave_the_reward_alone_and_are_documented():
+    import inspect
+
+    env = UnaryFeedback(gym.make("turngym/Bandit-v0"))
+    env.reset(seed=0)
+    wrong = _bandit_wrong(env, {})
+    plain = gym.make("turngym/Bandit-v0")
+    plain.reset(seed=env._seed)
+    full = float(plain.step(env.unwrapped.best_arm)[1])
+    env.step(wrong)
+    env.step(wrong)
+    _, reward, terminated, _, info = env.step(env.unwrapped.best_arm)
+    assert terminated and info["attempt"] == 3 and reward == full  # no decay, no penalty
+    doc = " ".join((inspect.getdoc(UnaryFeedback) or "").replace("``", "").split())
+    for name, param in inspect.signature(UnaryFeedback).parameters.items():
+        if param.default is not inspect.Parameter.empty:
+            assert f"{name}: " in doc and f"(default {param.default!r}" in doc, name
 
 
 def test_seedless_reset_replays_the_same_task():
@@ -118,7 +223,7 @@ def test_seedless_reset_replays_the_same_task():
         first, info = env.reset()
         tasks.add(first)
         obs, *_ = fail_attempt(env, info, _countdown_wrong)
-        assert obs.endswith(first)
+        assert obs.startswith(first)
     assert len(tasks) > 1  # seedless resets still draw new tasks
 
 
@@ -135,7 +240,7 @@ def test_multi_turn_env_restarts_the_task():
     first, _ = env.reset(seed=0)
     env.step("right")
     obs, _, terminated, _, info = env.step("down")  # the hole at (1,1)
-    assert not terminated and obs.endswith(first) and info["turn"] == 0
+    assert not terminated and obs.startswith(first) and info["turn"] == 0
 
 
 @pytest.mark.parametrize(
@@ -146,10 +251,17 @@ def test_multi_turn_env_restarts_the_task():
         {"attempt_penalty": -1},
         {"attempt_penalty": float("nan")},
         {"message": ""},
+        {"reward_decay": 0.0},
+        {"reward_decay": 1.5},
+        {"repetition_penalty": -0.1},
+        {"repetition_penalty": float("inf")},
+        {"max_attempt_chars": 0},
+        {"history": "yes"},
     ],
 )
 def test_bad_arguments_raise_value_error(kwargs):
-    with pytest.raises(ValueError, match=r"max_attempts|attempt_penalty|message"):
+    pattern = "|".join(kwargs)
+    with pytest.raises(ValueError, match=pattern):
         UnaryFeedback(gym.make("turngym/Bandit-v0"), **kwargs)
 
 

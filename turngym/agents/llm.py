@@ -2,10 +2,12 @@
 
 Both render an observation into prompt ids with the policy's tokenizer: a ``str`` (or
 a game's ``{"text": ...}``) becomes the user message of a one-turn conversation, a
-``list[Message]`` (from a chat-history wrapper) is the conversation itself; the system
-prompt, when given, comes first and the chat template's generation prompt last. After
-each ``act_batch`` they leave one ``Turn`` per observation on ``last_turns`` with the
-token ids and log-probs, which the rollout collector copies into its records.
+``list[Message]`` (from a chat-history wrapper) or a game twin's ``{"messages": [...]}``
+(``ChatHistoryGame``, ``SlidingWindowGame``, ``SummarizeContextGame``) is the
+conversation itself; the system prompt, when given, comes first and the chat
+template's generation prompt last. After each ``act_batch`` they leave one ``Turn`` per
+observation on ``last_turns`` with the token ids and log-probs, which the rollout
+collector copies into its records.
 """
 
 from __future__ import annotations
@@ -41,19 +43,25 @@ def default_parse(text: str, info: dict[str, Any]) -> str:
     return text.strip()
 
 
+def _is_chat(obs: Any) -> bool:
+    return isinstance(obs, (list, tuple)) and all(
+        isinstance(m, dict) and "role" in m and "content" in m for m in obs
+    )
+
+
 def _text_of(obs: Any) -> str | list[dict[str, str]]:
     """The text or chat messages an observation holds."""
     if isinstance(obs, str):
         return obs
     if isinstance(obs, dict) and isinstance(obs.get("text"), str):
         return str(obs["text"])  # games and pixel envs: {"text": ..., ...}
-    if isinstance(obs, (list, tuple)) and all(
-        isinstance(m, dict) and "role" in m and "content" in m for m in obs
-    ):
+    if isinstance(obs, dict) and _is_chat(obs.get("messages")):
+        obs = obs["messages"]  # the game twins of the chat wrappers: {"messages": [...], ...}
+    if _is_chat(obs):
         return [{"role": str(m["role"]), "content": str(m["content"])} for m in obs]
     raise TypeError(
-        "an LLM agent reads a str, a {'text': str} dict or a list of {'role', 'content'} "
-        f"messages, got {type(obs).__name__}"
+        "an LLM agent reads a str, a {'text': str} dict, a list of {'role', 'content'} "
+        f"messages or a {{'messages': [...]}} dict, got {type(obs).__name__}"
     )
 
 

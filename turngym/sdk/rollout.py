@@ -37,6 +37,11 @@ AgentSpec = Agent | Callable[[Any], Agent] | str
 _AGENT_SEED_MIX = 0x9E3779B1
 
 
+# A game twin reports a seat's context change when the seat next observes; like a
+# single-agent step's info, the seat's previous Turn.info gets it (ARCHITECTURE.md s. 5).
+_CONTEXT_NEWS = ("context_event", "segment", "summary_request")
+
+
 def _episode_agent_seed(seed: int, k: int) -> int:
     return (seed * _AGENT_SEED_MIX + k + 1) % 2**63
 
@@ -383,7 +388,10 @@ class GameCollector:
     (self-play: one agent on every seat) act in ONE ``act_batch`` call. Turns are
     recorded per seat: a turn's reward is everything its seat received until its next
     turn or the end of the game (rewards before a seat's first turn go to that turn),
-    so each seat's turn rewards sum to its return.
+    so each seat's turn rewards sum to its return. A turn's ``info`` is the seat's
+    ``infos`` after its move, with what a context wrapper (``ChatHistoryGame``...) said
+    of the seat's next observation (``context_event``, ``segment``,
+    ``summary_request``), as a single-agent step's info says of its observation.
 
     Args:
         game: a registered game id (``num_games`` copies via ``turngym.make_game``) or
@@ -515,6 +523,10 @@ class GameCollector:
                         last.truncated = True
                         live.final_obs.setdefault(s, game.observe(s))
                     return self._episode(i, live)
+                last = live.last_turn.get(seat)
+                if last is not None:  # what became of its context since that turn
+                    news = {k: info[k] for k in _CONTEXT_NEWS if k in info}
+                    last.info = {**last.info, **news}
                 live.seat, live.obs, live.info = seat, obs, info
                 return None
 

@@ -7,7 +7,8 @@ context change (``info["context_event"] = "evict"``, ``info["segment"]`` + 1).
 
 The logic is the plain ``ChatLog``; ``ChatHistory`` applies it to a Gymnasium env and
 ``ChatHistoryGame`` to each player of a PettingZoo game (observations become
-``{"messages": [...], "action_mask": ...}``).
+``{"messages": [...], "action_mask": ...}``, and ``infos[agent]`` carries the player's
+own ``context_event`` and ``segment``).
 
 ``ChatHistory`` builds the context, so it goes outermost: ``ParseAction``,
 ``MemoryTools`` and ``UnaryFeedback`` go under it, and no other context builder goes
@@ -25,8 +26,12 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.spaces import Chat, Message
 from turngym.wrappers.stack_order import check_order
+from turngym.wrappers.state_key import observation_key
 
 __all__ = ["ChatHistory", "ChatHistoryGame", "ChatLog"]
+
+CONTEXT_KEYS = ("context_event", "segment", "wrapper_turn", "summary_request")
+"""What the game twins write into a player's ``infos`` about its own context and turns."""
 
 
 class ChatLog:
@@ -141,11 +146,28 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
     message starts the first time the agent observes after it acted (and after reset);
     observing again before acting updates that message to what the agent reads now.
 
+    Each player's context is tracked on its own (ARCHITECTURE.md section 5): when what
+    it observes no longer extends what it last acted on (plus its action), because old
+    turns were evicted or the context was rebuilt, its ``infos[agent]["segment"]`` goes
+    up by one and ``infos[agent]["context_event"]`` says why (``"evict"``; subclasses:
+    ``"summary"``) until it acts again. Both are written when the agent observes, with
+    a ``state_key`` of the game's own text when the game gives none (GiGPO's anchor).
+
     Args:
         env: a turngym game (``turngym.make_game``) or any AEC env whose observations
             are ``{"text": str, ...}``.
         system: a system message for every player.
         max_turns: keep only each player's latest exchanges (see ``ChatHistory``).
+
+    Example:
+        >>> import turngym
+        >>> game = ChatHistoryGame(turngym.make_game("turngym/TicTacToe-v0"), max_turns=1)
+        >>> game.reset(seed=0)
+        >>> for move in ("a1", "b1", "a2", "b2"):
+        ...     game.step(move)
+        >>> obs, _, _, _, info = game.last()
+        >>> [m["role"] for m in obs["messages"]], info["context_event"], info["segment"]
+        (['user', 'assistant', 'user'], 'evict', 1)
 
     """
 
@@ -158,6 +180,12 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
         self._fresh: dict[str, bool] = {}
         self._acted: dict[str, str | None] = {}
         self._spaces: dict[str, spaces.Space[Any]] = {}
+        self._shown: dict[str, list[Message]] = {}  # the latest view each agent observed
+        self._prompt: dict[str, list[Message]] = {}  # the view it acted on + its action
+        self._event: dict[str, str | None] = {}  # its context change since it acted
+        self._keys: dict[str, str] = {}  # the state keys this wrapper wrote
+        self.segments: dict[str, int] = {}
+        """Each player's context segment (``infos[agent]["segment"]``)."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """``Dict(messages=Chat, action_mask=...)``, the mask as the game has it."""
@@ -176,11 +204,38 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
         self._logs = {a: ChatLog(self.system, self.max_turns) for a in self.possible_agents}
         self._fresh = dict.fromkeys(self.possible_agents, True)
         self._acted = dict.fromkeys(self.possible_agents, None)
+        self._shown, self._prompt, self._keys = {}, {}, {}
+        self._event = dict.fromkeys(self.possible_agents, None)
+        self.segments = dict.fromkeys(self.possible_agents, 0)
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The agent's conversation (and the game's action mask)."""
+        out = self._conversation(agent)
+        messages: list[Message] = out["messages"]
+        acted_on = self._prompt.get(agent)
+        if acted_on is not None and messages[: len(acted_on)] != acted_on:
+            self._rebuilt(agent, "evict")
+        self._shown[agent] = messages
+        self._note(agent, context_event=self._event[agent], segment=self.segments[agent])
+        return out
+
+    def _state_key(self, agent: str, text: str) -> None:
+        """Key the agent's game state by the game's own text when the game has no key.
+
+        GiGPO anchors turns by it (``StateKey``): the conversation differs between
+        episodes that reach the same game state.
+        """
+        infos = self.unwrapped.infos
+        mine = self._keys.get(agent)
+        if agent in infos and infos[agent].get("state_key", mine) == mine:  # none of its own
+            self._keys[agent] = key = observation_key(text)
+            infos[agent] = {**infos[agent], "state_key": key}
+
+    def _conversation(self, agent: str) -> dict[str, Any]:
+        """The agent's view before context bookkeeping (subclasses reshape its messages)."""
         inner = self.env.observe(agent)
         text = inner["text"] if isinstance(inner, dict) else str(inner)
+        self._state_key(agent, text)
         log = self._logs[agent]
         if self._fresh[agent]:
             log.start(text)
@@ -195,12 +250,40 @@ class ChatHistoryGame(BaseWrapper[str, dict[str, Any], str]):
             out["action_mask"] = inner["action_mask"]
         return out
 
+    def _rebuilt(self, agent: str, event: str) -> int:
+        """Note that ``agent``'s context was cut or rebuilt; returns its segment.
+
+        One segment per change between two of its turns: the first reason given stays.
+        """
+        if self._event[agent] is None:
+            self._event[agent] = event
+            self.segments[agent] += 1
+        return self.segments[agent]
+
+    def _note(self, agent: str, **info: Any) -> None:
+        """Put ``info`` into the game's ``infos[agent]`` (a new dict: games may share one)."""
+        infos = self.unwrapped.infos
+        if agent in infos:
+            infos[agent] = {**infos[agent], **info}
+
+    def _acting(self, agent: str, action: Any) -> None:
+        """``agent`` acts on what it last observed: its next view is checked against it."""
+        if self._fresh[agent] or self._acted[agent] is not None:
+            self.observe(agent)  # it acts without having observed what is new to it
+        self._prompt[agent] = [
+            *self._shown[agent],
+            Message(role="assistant", content=_text(action)),
+        ]
+        self._event[agent] = None
+        infos = self.unwrapped.infos
+        if agent in infos:  # what the twins said of the last view is not news for the game
+            infos[agent] = {k: v for k, v in infos[agent].items() if k not in CONTEXT_KEYS}
+
     def step(self, action: Any) -> None:
         """Play ``action`` for the agent to move; it joins that agent's conversation."""
         agent = self.agent_selection
         done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
         if not done and agent in self._logs:
-            if self._fresh[agent]:  # it acted without observing: its task is still news
-                self.observe(agent)
+            self._acting(agent, action)
             self._acted[agent] = _text(action)
         super().step(action)

@@ -22,12 +22,14 @@ from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.wrappers.game_turns import BlankEnv, wrapper_turn
-from turngym.wrappers.parse_action import ActionParser
+from turngym.wrappers.parse_action import UNPARSED, ActionParser
 from turngym.wrappers.stack_order import check_order
+from turngym.wrappers.state_key import observation_key
 
 __all__ = ["MarkovianChunks", "MarkovianChunksGame"]
 
 CARRY_HEADER = "Your reasoning so far ends with:"
+_OWN_KEYS = ("wrapper_turn", "context_event", "format_error")  # what the game twin writes
 
 
 class MarkovianChunks(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
@@ -166,10 +168,31 @@ class MarkovianChunks(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
 class MarkovianChunksGame(BaseWrapper[str, Any, str]):
     """``MarkovianChunks`` for a PettingZoo game: each player reasons in its own chunks.
 
-    A chunk without an answer is a wrapper turn: the game waits, the player stays to
-    move, and its next observation ends with the chunk's tail. After ``max_chunks`` in
-    a row, the chunk goes to the game as the move (the game's invalid-action rules
-    decide). Arguments as for ``MarkovianChunks``.
+    A chunk without an answer is a wrapper turn (``infos[agent]["wrapper_turn"] = True``,
+    ``context_event = "chunk"``, the player's ``segment`` + 1): the game waits, the
+    player stays to move, and its next observation ends with the chunk's tail. Only a
+    player's own observations show its tail; the game receives answers only, so no
+    other player ever reads the reasoning. The ``max_chunks``-th chunk in a row without
+    an answer is the player's last word: when it is exactly one of the game's
+    ``legal_actions`` it is the move; otherwise the player has not answered (where
+    ``MarkovianChunks`` truncates) and the game receives ``"[no action found]"``
+    (``ParseAction``'s marker, not a move of any turngym game), so the game's
+    invalid-action rules (penalty, retry, forfeit) decide, with
+    ``infos[agent]["format_error"] = True``. A game without a ``state_key`` gets one of
+    its own text (not the carried tail), so GiGPO anchors by the game's state.
+    Arguments as for ``MarkovianChunks``.
+
+    Example:
+        >>> import turngym
+        >>> game = MarkovianChunksGame(turngym.make_game("turngym/TicTacToe-v0"), 16, 3)
+        >>> game.reset(seed=0)
+        >>> game.step("the centre is strong")
+        >>> obs, _, _, _, info = game.last()
+        >>> info["wrapper_turn"], info["context_event"], info["segment"]
+        (True, 'chunk', 1)
+        >>> obs["text"].endswith("centre is strong")
+        True
+
     """
 
     def __init__(
@@ -187,28 +210,47 @@ class MarkovianChunksGame(BaseWrapper[str, Any, str]):
         )
         self._carry: dict[str, str] = {}
         self._since: dict[str, int] = {}
+        self._event: dict[str, str | None] = {}
+        self._keys: dict[str, str] = {}  # the state keys this wrapper wrote
+        self.chunks: dict[str, int] = {}
+        """Each player's reasoning chunks this game: its ``infos[agent]["segment"]``."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Reset the game; nobody has reasoned yet."""
         super().reset(seed=seed, options=options)
-        self._carry, self._since = {}, {}
+        self._carry, self._since, self._event, self._keys, self.chunks = {}, {}, {}, {}, {}
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The game's observation, then the tail of the player's last chunk."""
         inner = self.env.observe(agent)
+        text = inner["text"] if isinstance(inner, dict) else str(inner)
+        infos = self.unwrapped.infos
+        if agent in infos:
+            info = dict(infos[agent])
+            mine = self._keys.get(agent)
+            if info.get("state_key", mine) == mine:  # GiGPO's anchor: the game's state
+                info["state_key"] = self._keys[agent] = observation_key(text)
+            info.update(context_event=self._event.get(agent), segment=self.chunks.get(agent, 0))
+            infos[agent] = info
         carry = self._carry.get(agent)
         if not carry:
-            return dict(inner) if isinstance(inner, dict) else {"text": str(inner)}
-        text = inner["text"] if isinstance(inner, dict) else str(inner)
+            return dict(inner) if isinstance(inner, dict) else {"text": text}
         shown = f"{text}\n\n{CARRY_HEADER}\n{carry}"
         return {**inner, "text": shown} if isinstance(inner, dict) else {"text": shown}
 
     def step(self, action: Any) -> None:
-        """An answer (or the last allowed chunk) is the move; other chunks wait."""
+        """An answer is the move; other chunks wait, up to ``max_chunks`` in a row."""
         agent = self.agent_selection
         done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
-        if done or not isinstance(action, str):
+        if done:
             super().step(action)
+            return
+        self._event[agent] = None
+        infos = self.unwrapped.infos
+        if agent in infos:  # what this wrapper said of the player's last turn is old news
+            infos[agent] = {k: v for k, v in infos[agent].items() if k not in _OWN_KEYS}
+        if not isinstance(action, str):
+            self._move(agent, action)
             return
         core = self._core
         chunk = core._cut(action)
@@ -217,7 +259,19 @@ class MarkovianChunksGame(BaseWrapper[str, Any, str]):
         if answer is None and since < core.max_chunks:
             self._since[agent] = since
             self._carry[agent] = core._tail(chunk)
-            wrapper_turn(self, agent, context_event="chunk", segment=since)
+            self._event[agent] = "chunk"
+            self.chunks[agent] = segment = self.chunks.get(agent, 0) + 1
+            wrapper_turn(self, agent, context_event="chunk", segment=segment)
             return
+        if answer is None:  # out of chunks: only a chunk that is exactly a legal move plays
+            legal = self.unwrapped.infos.get(agent, {}).get("legal_actions") or []
+            answer = chunk.strip() if chunk.strip() in legal else None
+        self._move(agent, UNPARSED.strip() if answer is None else answer)
+        infos = self.unwrapped.infos
+        if answer is None and agent in infos:
+            infos[agent] = {**infos[agent], "format_error": True}
+
+    def _move(self, agent: str, move: Any) -> None:
+        """Send ``move`` to the game: the player's reasoning starts afresh."""
         self._since[agent], self._carry[agent] = 0, ""
-        super().step(answer if answer is not None else chunk)
+        super().step(move)

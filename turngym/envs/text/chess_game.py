@@ -62,8 +62,9 @@ _PIECE_NAMES = {
     chess.BISHOP: "bishop",
     chess.KNIGHT: "knight",
 }
-# Noise a writer adds around a move: check/mate marks, annotations, a final full stop.
-_DECORATION = re.compile(r"[+#!?.]+$")
+# Noise a writer adds around a move: check/mate marks, annotations, a final full stop
+# (stripped with str.rstrip: the regex "[+#!?.]+$" is quadratic in a run of them).
+_DECORATION = "+#!?."
 _MOVE_SHAPE = re.compile(
     r"^([kqrbnp]?[a-h]?[1-8]?x?[a-h][1-8](=?[qrbn])?|[a-h][1-8][a-h][1-8][qrbn]?)$"
 )
@@ -88,7 +89,7 @@ def parse_move(board: chess.Board, text: str) -> chess.Move | str:
     >>> parse_move(board, "Ke2")
     'Ke2 is not a legal move here (White to move)'
     """
-    raw = _DECORATION.sub("", text.strip())
+    raw = text.strip().rstrip(_DECORATION)
     if not raw:
         return "empty move; write one move in SAN (e.g. Nf3) or UCI (e.g. g1f3)"
     legal = list(board.legal_moves)

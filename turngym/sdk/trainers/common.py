@@ -11,7 +11,8 @@
 - ``add_config_flags`` / ``config_from_args``: every field of a config dataclass as a
   command-line flag, with ``--config FILE`` (JSON or TOML) supplying defaults.
   ``COMMON_FIELD_DOCS`` documents the fields every trainer's config shares.
-- ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``.
+- ``make_text_env``: a registered (or given) env with wrappers named by ``WRAPPERS``;
+  ``make_game_env``: a registered game with their game twins (``GAME_WRAPPERS``).
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
 - ``run_training``: the loop around a trainer's ``train_step``: resume, evaluation
@@ -35,6 +36,7 @@ from typing import Any
 from turngym.hf_compat import quiet
 
 __all__ = [
+    "GAME_WRAPPERS",
     "WRAPPERS",
     "MetricsLog",
     "add_config_flags",
@@ -47,6 +49,7 @@ __all__ = [
     "is_number",
     "latest_checkpoint",
     "load_policy",
+    "make_game_env",
     "make_text_env",
     "plot_curves",
     "resolve_model",
@@ -389,11 +392,25 @@ WRAPPERS = {
 }
 """Wrapper names trainers accept (text envs): ``name`` or ``name:key=value;...``."""
 
+GAME_WRAPPERS = {
+    "chat_history": "ChatHistoryGame",
+    "sliding_window": "SlidingWindowGame",
+    "summarize": "SummarizeContextGame",
+    "internal_state": "InternalStateGame",
+    "markovian_chunks": "MarkovianChunksGame",
+    "memory": "MemoryToolsGame",
+    "parse_action": "ParseActionGame",
+}
+"""The game twin a wrapper name gives on a PettingZoo game (``make_game_env``)."""
+
 
 COMMON_FIELD_DOCS: dict[str, str] = {
     "env_kwargs": "JSON object of env constructor arguments",
-    "wrappers": "text-env wrappers, innermost first (name or name:key=value;...): "
-    f"{', '.join(WRAPPERS)}",
+    "wrappers": (
+        "wrappers, innermost first (name or name:key=value;...): "
+        f"{', '.join(WRAPPERS)} (on a game, GRPO puts the game twin of each around it: "
+        f"{', '.join(GAME_WRAPPERS)})"
+    ),
     "model": "'tiny' (build a tiny model from a config) or a saved model directory",
     "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
     "system_prompt": "system message before every observation",
@@ -506,7 +523,6 @@ def make_text_env(
     """
     import turngym
     import turngym.wrappers
-    from turngym.wrappers.summarize import chat_token_counter
 
     try:
         env = env_fn() if env_fn is not None else turngym.make(env_id, **env_kwargs)
@@ -516,15 +532,66 @@ def make_text_env(
         env = turngym.wrappers.StateKey(env)
     for spec in wrappers:
         name, kwargs = wrapper_spec(spec)
-        if tokenizer is not None and name == "SummarizeContext":
-            kwargs.setdefault("count_tokens", chat_token_counter(tokenizer, system_prompt))
-        if tokenizer is not None and name == "MarkovianChunks":
-            kwargs.setdefault("tokenizer", tokenizer)
+        _count_like_the_policy(spec, kwargs, tokenizer, system_prompt)
         try:
             env = getattr(turngym.wrappers, name)(env, **kwargs)
         except TypeError as error:
             raise ValueError(f"wrapper {spec!r}: {error}") from None
     return env
+
+
+def _count_like_the_policy(
+    spec: str, kwargs: dict[str, Any], tokenizer: Any, system_prompt: str | None
+) -> None:
+    """Give a token-counting wrapper the policy's ``tokenizer``, unless ``spec`` set one."""
+    if tokenizer is None:
+        return
+    name = spec.partition(":")[0]
+    if name == "summarize":
+        from turngym.wrappers.summarize import chat_token_counter
+
+        kwargs.setdefault("count_tokens", chat_token_counter(tokenizer, system_prompt))
+    elif name == "markovian_chunks":
+        kwargs.setdefault("tokenizer", tokenizer)
+
+
+def make_game_env(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    wrappers: Sequence[str] = (),
+    tokenizer: Any = None,
+    system_prompt: str | None = None,
+) -> Any:
+    """``turngym.make_game(env_id, **env_kwargs)`` with the game twins of ``wrappers``.
+
+    Each wrapper of the spec (``WRAPPERS`` names, applied in order) becomes its game
+    twin (``GAME_WRAPPERS``), which acts for every seat; ``tokenizer`` and
+    ``system_prompt`` as for ``make_text_env``.
+
+    Raises:
+        ValueError: bad game arguments, a wrapper with no game twin, bad options (one line).
+
+    """
+    import turngym
+    import turngym.wrappers
+
+    try:
+        game = turngym.make_game(env_id, **env_kwargs)
+    except TypeError as error:
+        raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
+    for spec in wrappers:
+        _, kwargs = wrapper_spec(spec)  # unknown names and malformed options fail here
+        _count_like_the_policy(spec, kwargs, tokenizer, system_prompt)
+        name = spec.partition(":")[0]
+        if name not in GAME_WRAPPERS:
+            raise ValueError(
+                f"wrapper {name!r} has no game twin; games take: {', '.join(GAME_WRAPPERS)}"
+            )
+        try:
+            game = getattr(turngym.wrappers, GAME_WRAPPERS[name])(game, **kwargs)
+        except TypeError as error:
+            raise ValueError(f"wrapper {spec!r}: {error}") from None
+    return game
 
 
 # -- policy models -------------------------------------------------------------------

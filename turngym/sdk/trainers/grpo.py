@@ -61,6 +61,7 @@ from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
     WRAPPERS,
     env_id_of,
+    make_game_env,
     make_text_env,
     resolve_model,
     restore_weights,
@@ -103,12 +104,9 @@ class GRPOTrainer:
         self.config = c = config
         self.env_fn = env_fn
         self.env_id, self.is_game = env_id_of(c.env, env_fn, games=True, trainer="GRPO")
-        if self.is_game and c.wrappers:
-            raise ValueError("wrappers= applies to single-agent text envs, not to games")
         if c.advantage == "rae" and not self.is_game:
             raise ValueError("advantage='rae' is for games (per-seat baselines); use grpo")
-        if not self.is_game:
-            self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
+        self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
         self.run_dir = Path(c.output_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.dp = DataParallel.start()
@@ -183,15 +181,19 @@ class GRPOTrainer:
         )
 
     def _make_env(self) -> Any:
+        """An env, or a game with the game twins of the wrappers (every seat plays through)."""
         c = self.config
         # Before the model is loaded (the early check of the options) there is no
         # tokenizer yet; every env that plays counts tokens as the policy does.
+        tokenizer = getattr(self, "tokenizer", None)
+        if self.is_game:
+            return make_game_env(self.env_id, c.env_kwargs, c.wrappers, tokenizer, c.system_prompt)
         return make_text_env(
             self.env_id,
             c.env_kwargs,
             c.wrappers,
             env_fn=self.env_fn,
-            tokenizer=getattr(self, "tokenizer", None),
+            tokenizer=tokenizer,
             system_prompt=c.system_prompt,
         )
 
@@ -205,9 +207,7 @@ class GRPOTrainer:
 
         if key not in self._collectors:
             if self.is_game:
-                import turngym
-
-                games = [turngym.make_game(self.env_id, **self.config.env_kwargs) for _ in range(n)]
+                games = [self._make_env() for _ in range(n)]
                 self._collectors[key] = GameCollector(
                     games, agents, max_turns=self.config.max_turns, progress=False
                 )
