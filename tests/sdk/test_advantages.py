@@ -278,7 +278,8 @@ def test_gigpo_through_summarize_context_anchors_by_the_env_state():
             return path[info["turn"]] + self.pad
 
     envs = [
-        SummarizeContext(turngym.make("turngym/FrozenLake-v0"), budget_tokens=300) for _ in range(2)
+        SummarizeContext(turngym.make("turngym/FrozenLake-v0"), budget_tokens=300, max_summaries=9)
+        for _ in range(2)
     ]
     pads = {id(envs[0]): "", id(envs[1]): " " * 240}
     episodes = Collector(envs, lambda env: Walker(env, pads[id(env)])).collect(

@@ -1,10 +1,11 @@
-"""Group selection and training sequences: packing, per-turn samples, overlong masks."""
+"""Group selection and training sequences: packing, per-turn samples, overlong episodes."""
 
 from __future__ import annotations
 
 import pytest
 
-from turngym.sdk.batches import select_groups, training_sequences
+from turngym.sdk.advantages import gigpo, grpo, per_agent_norm, reinforce, turn_level
+from turngym.sdk.batches import select_groups, training_sequences, without_overlong
 from turngym.sdk.records import Episode, Turn
 
 
@@ -49,9 +50,30 @@ def test_a_rebuilt_context_gives_one_sequence_per_turn():
     assert [s.advantages for s in seqs] == [[0, 0, 0.5, 0.5], [0, 0, -2.0]]
 
 
-def test_overlong_turns_are_masked():
-    (seq,) = training_sequences([chat_episode(overlong_second=True)], [[0.5, -2.0]])
-    assert seq.loss_mask == [0, 0, 1, 1, 0, 0] and seq.advantages[-1] == 0.0
+def test_an_overlong_episode_trains_no_token_in_any_turn():
+    """SUPO masks the whole overlong rollout, not only the turn that ran out of room."""
+    rebuilt = rebuilt_episode()
+    rebuilt.turns[-1].info["overlong"] = True
+    for episode in (chat_episode(overlong_second=True), rebuilt):
+        seqs = training_sequences([episode], [[0.5, -2.0]])
+        assert seqs and all(not any(s.loss_mask) for s in seqs)
+        assert all(a == 0.0 for s in seqs for a in s.advantages)
+    (seq,) = training_sequences([chat_episode()], [[0.5, -2.0]])  # not overlong: trains
+    assert seq.loss_mask == [0, 0, 1, 1, 0, 1]
+
+
+@pytest.mark.parametrize("estimator", [grpo, reinforce, gigpo, turn_level, per_agent_norm])
+def test_an_overlong_episode_is_left_out_of_every_baseline(estimator):
+    """The others' advantages are those of the batch without it; its own are 0."""
+    batch = [chat_episode(group=0), chat_episode(group=0), chat_episode(group=1)]
+    batch[1].turns[0].reward = 3.0
+    batch[2].turns[1].reward = -1.0
+    overlong = chat_episode(group=0, overlong_second=True)
+    overlong.turns[1].reward = -5.0
+    with_it = without_overlong(estimator, [batch[0], overlong, batch[1], batch[2]])
+    assert with_it[1] == [0.0, 0.0]
+    assert [with_it[0], with_it[2], with_it[3]] == estimator(batch)
+    assert without_overlong(estimator, batch) == estimator(batch)
 
 
 def test_opponents_and_scripted_turns_are_not_trained():

@@ -441,7 +441,8 @@ def _twin(name: str, game: Any) -> Any:
     if name == "sliding_window":
         return SlidingWindowGame(game, keep_last=1)
     if name == "summarize":
-        return SummarizeContextGame(game, budget_tokens=200)
+        # room for the task (118 tokens), the summary request (69), a summary and a turn
+        return SummarizeContextGame(game, budget_tokens=300)
     return MarkovianChunksGame(game, chunk_tokens=16, carry_tokens=4, max_chunks=2)
 
 

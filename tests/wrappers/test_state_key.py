@@ -30,10 +30,10 @@ def test_a_wrapper_prompt_keeps_the_env_key():
     plain = StateKey(GuessNumber())
     assert chat.reset(seed=0)[1]["state_key"] == plain.reset(seed=0)[1]["state_key"]
     assert chat.step("3")[4]["state_key"] == plain.step("3")[4]["state_key"]
-    summarize = SummarizeContext(StateKey(GuessNumber()), budget_tokens=34)
+    summarize = SummarizeContext(StateKey(GuessNumber()), budget_tokens=34, instruction="Sum up.")
     summarize.reset(seed=0)
     wrong = "5" if summarize.unwrapped.secret != 5 else "1"
-    _, _, done, _, info = summarize.step(wrong)  # the context now passes 34 tokens
+    _, _, done, _, info = summarize.step(wrong)  # another such turn would not fit 34 tokens
     assert info["summary_request"] and not done
     _, _, _, _, after = summarize.step(f"I guessed {wrong}.")
     assert after["wrapper_turn"] and after["state_key"] == info["state_key"]

@@ -10,7 +10,14 @@ import turngym
 from tests.toy_envs import LongWalk
 from turngym.agents import make_expert
 from turngym.testing import check_text_env
-from turngym.wrappers.summarize import SUMMARY_HEADER, SummarizeContext, approx_tokens
+from turngym.wrappers.summarize import (
+    CUT,
+    DEFAULT_INSTRUCTION,
+    SUMMARY_HEADER,
+    SummarizeContext,
+    approx_tokens,
+    chat_token_counter,
+)
 
 ENVS = [
     "turngym/FrozenLake-v0",
@@ -50,10 +57,15 @@ def play(env, plain, expert, seed, summary="I am working on it."):
 @pytest.mark.parametrize("env_id", ENVS)
 def test_summaries_never_reach_the_env(env_id):
     plain = turngym.make(env_id)
-    task = plain.reset(seed=0)[0]
-    budget = approx_tokens([{"role": "user", "content": task}]) + 80  # room for a few turns
-    env = SummarizeContext(turngym.make(env_id), budget_tokens=budget, max_summaries=50)
     expert = make_expert(plain, env_id)
+    task, info = plain.reset(seed=0)
+    expert.reset(seed=0)
+    action = expert.act(task, info)
+    step = approx_tokens([{"role": "user", "content": plain.step(action)[0]}]) + 12
+    request = {"role": "user", "content": DEFAULT_INSTRUCTION}
+    # Room for the summary, the latest observation and an exchange or two: summaries come often.
+    budget = approx_tokens([{"role": "user", "content": task}, request]) + 3 * step
+    env = SummarizeContext(turngym.make(env_id), budget_tokens=budget, max_summaries=50)
     total = 0
     for seed in range(2):
         ret, ret_p, info, info_p, summaries = play(env, plain, expert, seed)
@@ -72,37 +84,81 @@ def test_conformance_with_the_wrapper(env_id):
     )
 
 
-def real_counter():
+@pytest.fixture(scope="module")
+def tokenizer():
     pytest.importorskip("transformers", reason="needs transformers for a real tokenizer")
     from transformers import AutoTokenizer
 
     from turngym.sdk.models import build_tiny_model
 
-    tok = AutoTokenizer.from_pretrained(build_tiny_model(tempfile.mkdtemp()))
-
-    def count(messages):
-        return len(tok.apply_chat_template(list(messages), return_dict=False))
-
-    return count
+    return AutoTokenizer.from_pretrained(build_tiny_model(tempfile.mkdtemp()))
 
 
-def test_a_200_turn_episode_never_passes_the_budget():
-    count = real_counter()
-    budget = 600
+def walk_to_request(env, info, action="right"):
+    """Step ``env`` with ``action`` until it asks for a summary; the request."""
+    for _ in range(200):
+        obs, _, terminated, truncated, info = env.step(action)
+        assert not (terminated or truncated)
+        if info.get("summary_request"):
+            return obs
+    raise AssertionError("no summary request in 200 steps")
+
+
+def test_a_200_turn_episode_never_passes_the_budget_and_no_request_drops_a_turn(tokenizer):
+    """Counted with the tiny model's chat template: every context fits, every request
+    holds the whole conversation since the summary, and nothing is ever evicted."""
+    count = chat_token_counter(tokenizer)
+    budget = 300
     env = SummarizeContext(LongWalk(), budget_tokens=budget, count_tokens=count, max_summaries=500)
     obs, info = env.reset(seed=0)
-    sizes, turns = [count(obs)], 0
+    sizes, events, turns, previous = [count(obs)], [], 0, obs
     while turns < 200:
         if info.get("summary_request"):
+            assert obs[: len(previous)] == previous  # the context so far, then the latest turn
+            assert obs[-1]["content"] == env.instruction and obs[0] == previous[0]
             note = " ".join(["walked right"] * 80)  # a summary too long for its room
             obs, _, terminated, truncated, info = env.step(note)
+            assert obs[1]["content"].startswith(f"{SUMMARY_HEADER}\nwalked right walked")
         else:
+            previous = obs
             obs, _, terminated, truncated, info = env.step("right")
             turns += 1
         assert not (terminated or truncated)
         sizes.append(count(obs))
+        events.append(info["context_event"])
     assert max(sizes) <= budget, max(sizes)
-    assert env.summaries >= 5 and info["segment"] == env.summaries
+    assert "evict" not in events and env.summaries >= 5 and info["segment"] == env.summaries
+
+
+def test_the_second_summary_request_holds_the_first_summary():
+    """SUPO: the task and the latest summary are pinned, so each summary builds on the last."""
+    env = SummarizeContext(LongWalk(), budget_tokens=400, max_summaries=5)
+    obs, info = env.reset(seed=0)
+    task = obs[0]
+    walk_to_request(env, info)
+    first = "FIRST SUMMARY: I said right every turn; the corridor is long."
+    obs, _, _, _, info = env.step(first)
+    assert info["context_event"] == "summary"
+    request = walk_to_request(env, info)
+    assert request[0] == task and request[-1]["content"] == env.instruction
+    assert first in request[1]["content"], request[1]["content"]
+    assert approx_tokens(request) <= 400
+
+
+def test_a_summary_too_long_is_cut_and_stays_pinned():
+    env = SummarizeContext(LongWalk(), budget_tokens=400, max_summaries=5)
+    _, info = env.reset(seed=0)
+    walk_to_request(env, info)
+    summary = "I went right. " * 400  # about 1,400 tokens, for a 400-token budget
+    obs, _, _, _, info = env.step(summary)
+    pinned = obs[1]["content"]
+    assert pinned.startswith(f"{SUMMARY_HEADER}\n{summary[:100]}")
+    assert CUT in pinned and pinned.endswith(env._last_obs)  # cut, not dropped
+    request = {"role": "user", "content": env.instruction}
+    assert approx_tokens([*obs, request]) <= 400
+    for _ in range(3):  # it stays until the next summary
+        obs, *_ = env.step("right")
+        assert obs[1]["content"] == pinned
 
 
 def test_after_max_summaries_the_episode_is_truncated_as_overlong():
@@ -217,6 +273,39 @@ def test_games_keep_each_players_conversation_in_budget(game_id):
     assert [totals[a] for a in game.possible_agents] == plain.returns
 
 
+@pytest.mark.parametrize("game_id", ["turngym/ConnectFour-v0", "turngym/KuhnPoker-v0"])
+def test_games_pin_each_players_summary_and_ask_before_the_budget_overflows(game_id):
+    from turngym.wrappers.summarize import SummarizeContextGame
+
+    kwargs = {"rounds": 12} if "Kuhn" in game_id else {}
+    budget = 500
+    game = SummarizeContextGame(turngym.make_game(game_id, **kwargs), budget, max_summaries=50)
+    game.reset(seed=1)
+    request = {"role": "user", "content": game._core.instruction}
+    written: dict[str, list[str]] = {a: [] for a in game.possible_agents}
+    for agent in game.agent_iter(400):
+        obs, _, terminated, truncated, info = game.last()
+        messages = obs["messages"]
+        assert approx_tokens(messages) <= budget
+        if terminated or truncated:
+            game.step(None)
+            continue
+        if messages[-1] == request:
+            if written[agent]:  # the previous summary is in view, cut to its room if long
+                assert written[agent][-1][:60] in messages[1]["content"]
+            summary = f"{agent} summary {len(written[agent])}: " + "first legal move. " * 60
+            written[agent].append(summary)
+            game.step(summary)
+            pinned = game.observe(agent)["messages"][1]["content"]
+            assert pinned.startswith(f"{SUMMARY_HEADER}\n{summary[:60]}") and CUT in pinned
+            continue
+        assert approx_tokens([*messages, request]) <= budget  # room left for a request
+        game.step(info["legal_actions"][0])
+    assert all(len(w) >= 2 for w in written.values()), written
+    # nothing was evicted: each player's context changed only at its summaries
+    assert all(game.segments[a] == game.summaries[a] for a in game.possible_agents)
+
+
 def test_games_report_each_players_summaries_and_evictions_in_its_infos():
     """Issue 26, item 6: summaries and cuts are each player's own context events.
 
@@ -226,7 +315,8 @@ def test_games_report_each_players_summaries_and_evictions_in_its_infos():
     from tests.wrappers.game_segments import play_checking_segments
     from turngym.wrappers.summarize import SummarizeContextGame
 
-    game = SummarizeContextGame(turngym.make_game("turngym/ConnectFour-v0"), 700, max_summaries=1)
+    # 500: small enough that, its one summary spent, a player's conversation outgrows it
+    game = SummarizeContextGame(turngym.make_game("turngym/ConnectFour-v0"), 500, max_summaries=1)
     requests, summarised = [], set()
 
     def act(agent, obs, info):

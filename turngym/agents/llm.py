@@ -245,8 +245,12 @@ class LLMAgent(_PolicyAgent):
         return actions
 
     def _legal(self, info: dict[str, Any]) -> list[str] | None:
-        """The legal actions to choose among, or None for free decoding."""
-        if not self.constrained:
+        """The legal actions to choose among, or None for free decoding.
+
+        A summary request (``SummarizeContext``) is answered in free text: the env's
+        legal actions, still in its info, are not what the summary is chosen among.
+        """
+        if not self.constrained or info.get("summary_request"):
             return None
         legal = info.get("legal_actions")
         return [str(a) for a in legal] if legal else None

@@ -5,8 +5,10 @@ with ``keep_fraction < 1``, keeps only the groups whose returns vary most (RAGEN
 StarPO-S filtering). ``training_sequences`` turns each kept episode into token
 sequences with a per-token advantage: one packed sequence per learner for an
 append-only conversation (one forward pass per episode), else one sequence per turn
-(when a context wrapper rebuilt the prompt); the choice is made per episode. Turns a
-context wrapper cut short (``info["overlong"]``) are masked out (SUPO). Turns decoded by
+(when a context wrapper rebuilt the prompt); the choice is made per episode. An
+episode a context wrapper cut short (a turn with ``info["overlong"]``) is masked whole,
+as SUPO does: none of its turns trains, and ``without_overlong`` keeps it out of every
+baseline (its group's mean and std, the batch's statistics). Turns decoded by
 guided choice (``Turn.constrained``) carry, per action token, the tokens that were
 allowed there, so the trainer renormalises over them; tokens that had no alternative
 are masked (they were not a decision).
@@ -25,7 +27,16 @@ from turngym.sdk.records import Episode, Turn
 ChoiceIds = Callable[[Sequence[str]], list[list[int]]]
 """Maps a guided turn's candidates to the token sequences decoding chose among."""
 
-__all__ = ["TrainSequence", "select_groups", "training_sequences"]
+__all__ = [
+    "TrainSequence",
+    "is_overlong",
+    "select_groups",
+    "training_sequences",
+    "without_overlong",
+]
+
+Estimator = Callable[[Sequence[Episode]], list[list[float]]]
+"""Episodes -> one advantage per turn (``turngym.sdk.advantages``)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,33 @@ class TrainSequence:
     episode: int
     packed: bool
     allowed: list[tuple[int, list[int]]] = field(default_factory=list)
+
+
+def is_overlong(episode: Episode) -> bool:
+    """Whether a context wrapper cut ``episode`` short (a turn with ``info["overlong"]``)."""
+    return any(turn.info.get("overlong") for turn in episode.turns)
+
+
+def without_overlong(estimator: Estimator, episodes: Sequence[Episode]) -> list[list[float]]:
+    """``estimator``'s advantages with the overlong episodes left out, as SUPO does.
+
+    The estimator sees only the other episodes, so an overlong rollout counts in no
+    baseline; its own turns get 0 (and ``training_sequences`` masks them all).
+
+    >>> from turngym.sdk.advantages import grpo
+    >>> eps = [Episode("x", group=0, turns=[Turn(reward=r)]) for r in (1.0, 0.0, 0.0)]
+    >>> eps[2].turns[0].info["overlong"] = True
+    >>> [[round(a, 3) for a in row] for row in without_overlong(grpo, eps)]
+    [[1.0], [-1.0], [0.0]]
+    """
+    kept = [k for k, ep in enumerate(episodes) if not is_overlong(ep)]
+    if len(kept) == len(episodes):
+        return estimator(episodes)
+    out = [[0.0] * ep.length for ep in episodes]
+    if kept:
+        for k, row in zip(kept, estimator([episodes[k] for k in kept]), strict=True):
+            out[k] = row
+    return out
 
 
 def select_groups(
@@ -105,7 +143,7 @@ def training_sequences(
 
     Each learner (agent with trainable token turns) of an episode gives one packed
     sequence when its conversation is append-only, else one sequence per turn. A turn's
-    advantage goes on its action tokens; a turn with ``info["overlong"]`` is masked.
+    advantage goes on its action tokens; every turn of an overlong episode is masked.
     ``choices`` rebuilds the candidate token sequences of guided turns (required when
     there are any; ``LLMAgent.choice_ids`` is one).
     """
@@ -149,11 +187,12 @@ def _packed(
 ) -> TrainSequence:
     seq = ep.packed(who)
     mask = list(seq.loss_mask)
+    overlong = is_overlong(ep)
     per_token = [0.0] * len(seq.input_ids)
     allowed = []
     for (start, end), turn_index in zip(seq.action_spans, seq.turns, strict=True):
         turn = ep.turns[turn_index]
-        if turn.info.get("overlong"):
+        if overlong:
             mask[start:end] = [0] * (end - start)
         if turn.trainable:
             allowed += _guide(turn, start, mask, choices)
@@ -166,9 +205,10 @@ def _per_turn(
     ep: Episode, adv: Sequence[float], k: int, who: str, choices: ChoiceIds | None
 ) -> list[TrainSequence]:
     out = []
+    overlong = is_overlong(ep)
     for sample in ep.samples(who):
         turn = ep.turns[sample.turn]
-        mask = [0] * len(sample.loss_mask) if turn.info.get("overlong") else list(sample.loss_mask)
+        mask = [0] * len(sample.loss_mask) if overlong else list(sample.loss_mask)
         allowed = _guide(turn, len(turn.prompt_ids), mask, choices)
         per_token = [float(adv[sample.turn]) if m else 0.0 for m in mask]
         out.append(

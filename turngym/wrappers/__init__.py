@@ -1,4 +1,10 @@
-"""Wrappers, one concern per file (chat history, summarization, memory, ...)."""
+"""Wrappers, one concern per file (chat history, summarization, memory, ...).
+
+Context wrappers stack outermost first as: one context builder (``ChatHistory``,
+optionally under ``SlidingWindow``, or ``SummarizeContext``, ``InternalState`` or
+``MarkovianChunks``), then ``MemoryTools``, ``ParseAction``, ``UnaryFeedback``, then the
+env; a wrong order is a one-line ``ValueError`` at construction (``stack_order``).
+"""
 
 from turngym.wrappers.chat_history import ChatHistory, ChatHistoryGame
 from turngym.wrappers.discrete_actions import DiscreteActions

@@ -9,6 +9,10 @@ The logic is the plain ``ChatLog``; ``ChatHistory`` applies it to a Gymnasium en
 ``ChatHistoryGame`` to each player of a PettingZoo game (observations become
 ``{"messages": [...], "action_mask": ...}``, and ``infos[agent]`` carries the player's
 own ``context_event`` and ``segment``).
+
+``ChatHistory`` builds the context, so it goes outermost: ``ParseAction``,
+``MemoryTools`` and ``UnaryFeedback`` go under it, and no other context builder goes
+with it but ``SlidingWindow`` over it (``turngym.wrappers.stack_order``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.spaces import Chat, Message
+from turngym.wrappers.stack_order import check_order
 from turngym.wrappers.state_key import observation_key
 
 __all__ = ["ChatHistory", "ChatHistoryGame", "ChatLog"]
@@ -112,6 +117,7 @@ class ChatHistory(gym.Wrapper[list[Message], str, str, str], RecordConstructorAr
         self, env: gym.Env[str, str], system: str | None = None, max_turns: int | None = None
     ) -> None:
         RecordConstructorArgs.__init__(self, system=system, max_turns=max_turns)
+        check_order("ChatHistory", env)
         gym.Wrapper.__init__(self, env)  # type: ignore[misc]
         self.log = ChatLog(system, max_turns)
         self.observation_space = Chat()

@@ -24,6 +24,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from turngym.spaces import Unicode
 from turngym.wrappers.game_turns import BlankEnv
 from turngym.wrappers.parse_action import TagFinder
+from turngym.wrappers.stack_order import check_order
 
 __all__ = ["InternalState", "InternalStateGame"]
 
@@ -75,6 +76,7 @@ class InternalState(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         RecordConstructorArgs.__init__(
             self, tag=tag, max_state_chars=max_state_chars, instruction=instruction
         )
+        check_order("InternalState", env)
         gym.Wrapper.__init__(self, env)
         if not isinstance(tag, str) or not re.fullmatch(r"[A-Za-z][\w-]*", tag):
             raise ValueError(f"tag must be a word such as 'state', got {tag!r}")

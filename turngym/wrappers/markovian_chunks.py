@@ -23,6 +23,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from turngym.wrappers.game_turns import BlankEnv, wrapper_turn
 from turngym.wrappers.parse_action import UNPARSED, ActionParser
+from turngym.wrappers.stack_order import check_order
 from turngym.wrappers.state_key import observation_key
 
 __all__ = ["MarkovianChunks", "MarkovianChunksGame"]
@@ -69,6 +70,7 @@ class MarkovianChunks(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
             max_chunks=max_chunks,
             tag=tag,
         )
+        check_order("MarkovianChunks", env)
         gym.Wrapper.__init__(self, env)
         for name, value, low in (
             ("chunk_tokens", chunk_tokens, 1),

@@ -54,6 +54,7 @@ from turngym.wrappers.memory_store import (
     MiniLMEmbedder,
     make_embedder,
 )
+from turngym.wrappers.stack_order import check_order
 
 __all__ = [
     "CoreMemory",
@@ -321,6 +322,7 @@ class MemoryTools(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
             tool_penalty=tool_penalty,
             persist=persist,
         )
+        check_order("MemoryTools", env)
         gym.Wrapper.__init__(self, env)
         _check_sizes(core_chars, core_memory, recent_entries, search_k, max_tool_calls)
         _check_turns(max_tool_turns)

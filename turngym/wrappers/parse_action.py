@@ -11,6 +11,10 @@ The logic is the plain ``ActionParser``. Its tag and ``\boxed{}`` searches (and
 the reply, so a collapsed policy repeating ``<answer>`` or ``\boxed{`` with nothing
 closed cannot stall a rollout. A ``pattern=`` regex is the caller's: it is only as fast
 as the regex is.
+
+``ParseAction`` goes under the context wrappers and ``MemoryTools`` (they read the
+whole reply: summaries, states, tool calls), and not with ``MarkovianChunks``,
+which finds the answer itself (``turngym.wrappers.stack_order``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
+
+from turngym.wrappers.stack_order import check_order
 
 __all__ = ["ActionParser", "ParseAction", "ParseActionGame", "TagFinder"]
 
@@ -185,6 +191,7 @@ class ParseAction(gym.Wrapper[str, str, str, str], RecordConstructorArgs):
         RecordConstructorArgs.__init__(
             self, tag=tag, pattern=pattern, boxed=boxed, format_penalty=format_penalty
         )
+        check_order("ParseAction", env)
         gym.Wrapper.__init__(self, env)
         if not isinstance(format_penalty, (int, float)) or format_penalty < 0:
             raise ValueError(f"format_penalty must be a number >= 0, got {format_penalty!r}")

@@ -8,7 +8,9 @@ bulky tool/env outputs stop piling up. When an output is replaced, the context c
 shape: ``info["context_event"] = "evict"`` and ``info["segment"]`` + 1.
 
 ``SlidingWindow(env)`` on a string env puts a ``ChatHistory`` under itself (pass
-``system=``/``max_turns=`` for it); on a ``ChatHistory`` it works on that one.
+``system=``/``max_turns=`` for it); on a ``ChatHistory`` it works on that one. It goes
+outermost, over ``ParseAction``, ``MemoryTools`` or ``UnaryFeedback`` if any
+(``turngym.wrappers.stack_order``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from gymnasium.utils import RecordConstructorArgs
 
 from turngym.spaces import Chat, Message
 from turngym.wrappers.chat_history import ChatHistory, ChatHistoryGame
+from turngym.wrappers.stack_order import check_order
 
 __all__ = ["SlidingWindow", "SlidingWindowGame", "window"]
 
@@ -79,6 +82,7 @@ class SlidingWindow(gym.Wrapper[list[Message], str, list[Message], str], RecordC
             raise ValueError(f"keep_last must be an int >= 1, got {keep_last!r}")
         if not isinstance(placeholder, str):
             raise ValueError(f"placeholder must be a string, got {placeholder!r}")
+        check_order("SlidingWindow", env)
         chat = _find_chat(env)
         if chat is None:
             if not isinstance(env.observation_space, gym.spaces.Text):

@@ -1,18 +1,34 @@
-"""``SummarizeContext`` (SUPO): summarise the conversation when it outgrows a token budget.
+"""``SummarizeContext`` (SUPO): summarise the conversation before it outgrows a token budget.
 
-The wrapper keeps the conversation as chat messages (the task, then the agent's actions
-and the env's observations) and hands it to the agent as its observation. When the
-conversation passes ``budget_tokens``, the next observation asks for a summary instead;
-the agent's next action IS the summary: it is not sent to the env
-(``info["wrapper_turn"] = True``), and the conversation restarts as [task, summary +
-latest observation] (``info["context_event"] = "summary"``, ``info["segment"]`` + 1).
-After ``max_summaries`` summaries, passing the budget again ends the episode as
-truncated with ``info["overlong"] = True``. With ``summarizer=callable`` the wrapper
-writes the summary itself and the agent never sees the request.
+The wrapper keeps the conversation as chat messages and hands it to the agent as its
+observation: the task (after the system message, if any), the latest summary, then the
+exchanges since (the agent's actions, the env's observations). The task and the latest
+summary are pinned: nothing evicts them, so each summary is written with the previous
+one in view, as in SUPO.
 
-The budget is never exceeded: when even the summary request would not fit, the oldest
-turns after the task are left out of it (``context_event = "evict"``); a summary longer
-than its room is cut.
+A summary is asked for *before* a request would overflow ``budget_tokens``: when the
+conversation, one more exchange the size of the latest one and the summary instruction
+would not fit together, the next observation is the summary request (the conversation,
+then the instruction). The agent's next action IS the summary: it is not sent to the
+env (``info["wrapper_turn"] = True``), and the conversation restarts as [task, summary
++ latest observation] (``info["context_event"] = "summary"``, ``info["segment"]`` + 1).
+The summary and that observation get at most half of the budget left after the task
+and the instruction, the summary at least half of that: a longer summary is cut (its
+start kept, ``CUT`` at the end), never dropped. After ``max_summaries`` summaries, a
+conversation that no longer fits ends the episode as truncated with
+``info["overlong"] = True`` (trainers then mask the whole rollout, as SUPO does). With
+``summarizer=callable`` the wrapper writes the summary itself and the agent never sees
+the request.
+
+No observation passes the budget. When an exchange turns out larger than forecast, the
+request cuts the latest observation (it is shown again after the summary) and, only if
+that is not enough, leaves out the oldest exchanges since the summary
+(``context_event = "evict"``, ``segment`` + 1).
+
+Count tokens as the policy does: ``chat_token_counter(tokenizer)`` counts with the
+tokenizer's chat template, and ``--wrappers summarize:...`` uses the policy's own
+tokenizer; the default ``approx_tokens`` (4 characters a token) is only an estimate.
+This wrapper builds the context, so it goes outermost (``turngym.wrappers.stack_order``).
 """
 
 from __future__ import annotations
@@ -25,10 +41,18 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
 from turngym.spaces import Chat, Message
-from turngym.wrappers.chat_history import ChatHistoryGame, ChatLog
+from turngym.wrappers.chat_history import ChatHistoryGame
 from turngym.wrappers.game_turns import BlankEnv, wrapper_turn
+from turngym.wrappers.stack_order import check_order
 
-__all__ = ["SummarizeContext", "SummarizeContextGame", "approx_tokens"]
+__all__ = [
+    "CUT",
+    "SummarizeContext",
+    "SummarizeContextGame",
+    "SummaryBudget",
+    "approx_tokens",
+    "chat_token_counter",
+]
 
 DEFAULT_INSTRUCTION = (
     "Your context is full. Write a summary of everything you need to go on with the task "
@@ -37,6 +61,9 @@ DEFAULT_INSTRUCTION = (
     "your summary."
 )
 SUMMARY_HEADER = "Summary of your progress so far:"
+OBSERVATION_HEADER = "Current observation:"
+CUT = " [...]"
+"""Ends a text cut to fit the budget."""
 
 Counter = Callable[[Sequence[Message]], int]
 
@@ -46,23 +73,190 @@ def approx_tokens(messages: Sequence[Message]) -> int:
     return sum(math.ceil(len(m["content"]) / 4) + 4 for m in messages)
 
 
+def chat_token_counter(tokenizer: Any, system: str | None = None) -> Counter:
+    """A ``count_tokens`` that counts messages as an ``LLMAgent`` prompt of ``tokenizer``.
+
+    The chat template with its generation prompt (a tokenizer without a template: the
+    contents joined by blank lines, as ``LLMAgent(chat=False)`` prompts).
+
+    Args:
+        tokenizer: a Hugging Face tokenizer (``apply_chat_template`` and ``__call__``).
+        system: the agent's system prompt, counted first when the messages have no
+            system message (as ``LLMAgent(system_prompt=...)`` adds it).
+
+    """
+    if not callable(getattr(tokenizer, "apply_chat_template", None)):
+        raise ValueError(f"tokenizer must be a Hugging Face tokenizer, got {tokenizer!r}")
+    chat = bool(getattr(tokenizer, "chat_template", None))
+
+    def count(messages: Sequence[Message]) -> int:
+        listed = [{"role": m["role"], "content": m["content"]} for m in messages]
+        if system is not None and (not listed or listed[0]["role"] != "system"):
+            listed.insert(0, {"role": "system", "content": system})
+        if not chat:
+            return len(tokenizer("\n\n".join(m["content"] for m in listed))["input_ids"])
+        ids = tokenizer.apply_chat_template(
+            listed, add_generation_prompt=True, tokenize=True, return_dict=False
+        )
+        return len(ids)
+
+    return count
+
+
+def longest(text: str, fits: Callable[[str], bool]) -> str:
+    """``text`` if it fits, else its longest prefix that fits with ``CUT`` after it, else "".
+
+    >>> longest("abcdefghij", lambda t: len(t) <= 9)
+    'abc [...]'
+    """
+    if fits(text):
+        return text
+    if not fits(CUT):
+        return ""
+    low, high = 0, len(text) - 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(text[:mid] + CUT):
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low] + CUT
+
+
+class SummaryBudget:
+    """The budget arithmetic of ``SummarizeContext`` and ``SummarizeContextGame``.
+
+    A conversation is ``head`` (system + task), ``pinned`` (the latest summary) and
+    ``turns`` (what came after it); the head is never cut, the summary only as a last
+    resort.
+
+    Args:
+        budget_tokens: the most tokens a context may hold.
+        count_tokens: messages -> tokens.
+        instruction: the summary request's text.
+
+    Example:
+        >>> budget = SummaryBudget(60, approx_tokens, "Summarise.")
+        >>> head = [Message(role="user", content="Walk right.")]
+        >>> turns = [Message(role="assistant", content="right")]
+        >>> turns.append(Message(role="user", content="x" * 400))
+        >>> _, fitted, dropped = budget.fit(head, [], turns, [budget.request], cut_first=True)
+        >>> fitted[-1]["content"].endswith(CUT), dropped
+        (True, False)
+
+    """
+
+    def __init__(self, budget_tokens: int, count_tokens: Counter, instruction: str) -> None:
+        self.budget = budget_tokens
+        self.count = count_tokens
+        self.request = Message(role="user", content=instruction)
+
+    def fits(self, messages: Sequence[Message]) -> bool:
+        """Whether ``messages`` fit the budget."""
+        return self.count(messages) <= self.budget
+
+    def due(self, messages: Sequence[Message], latest: Sequence[Message]) -> bool:
+        """Whether a summary is due: ``messages``, one more ``latest`` and the request overflow."""
+        return not self.fits([*messages, *latest, self.request])
+
+    def fit(
+        self,
+        head: list[Message],
+        pinned: list[Message],
+        turns: list[Message],
+        tail: list[Message],
+        cut_first: bool,
+    ) -> tuple[list[Message], list[Message], bool]:
+        """``(pinned, turns, dropped)`` cut so that head + pinned + turns + tail fits.
+
+        With ``cut_first`` (a summary request) the latest message is cut before anything
+        is dropped; then the oldest turns go, two at a time down to the latest exchange,
+        the latest message is cut, and the messages before it go (``dropped``). The
+        summary is cut, then dropped, only when nothing else is left.
+        """
+
+        def over(p: list[Message], t: list[Message]) -> bool:
+            return not self.fits([*head, *p, *t, *tail])
+
+        turns, dropped = list(turns), False
+        if cut_first and turns and over(pinned, turns):
+            turns[-1] = self.cut([*head, *pinned, *turns[:-1]], turns[-1], tail)
+        while len(turns) > 2 and over(pinned, turns):
+            turns, dropped = turns[2:], True
+        if turns and over(pinned, turns):
+            turns[-1] = self.cut([*head, *pinned, *turns[:-1]], turns[-1], tail)
+        while len(turns) > 1 and over(pinned, turns):
+            turns, dropped = turns[1:], True
+        if turns and over(pinned, turns):
+            turns[-1] = self.cut([*head, *pinned], turns[-1], tail)
+            if over(pinned, turns):
+                turns, dropped = [], True
+        if pinned and over(pinned, turns):  # a budget too small for anything but the task
+            pinned = [*pinned[:-1], self.cut([*head, *pinned[:-1]], pinned[-1], tail)]
+            if over(pinned, turns):
+                pinned = []
+        return pinned, turns, dropped
+
+    def cut(self, before: list[Message], message: Message, after: list[Message]) -> Message:
+        """``message`` cut so that ``before + [message] + after`` fits (see ``longest``)."""
+
+        def build(text: str) -> Message:
+            return Message(role=message["role"], content=text)
+
+        return build(longest(message["content"], lambda t: self.fits([*before, build(t), *after])))
+
+    def pinned(self, head: list[Message], summary: str, obs: str, split: bool) -> list[Message]:
+        """The summary and the observation it was written at, within their room.
+
+        Their room is half of what the head, the request and the block's own headers
+        leave; the summary keeps at least half of it, the observation takes what the
+        summary leaves, and the summary then takes the rest. ``split``: two user
+        messages (the observation last, a game refreshes it), else one.
+        """
+
+        def block(s: str, o: str) -> list[Message]:
+            if split:
+                return [
+                    Message(role="user", content=f"{SUMMARY_HEADER}\n{s}"),
+                    Message(role="user", content=o),
+                ]
+            return [
+                Message(role="user", content=f"{SUMMARY_HEADER}\n{s}\n\n{OBSERVATION_HEADER}\n{o}")
+            ]
+
+        def within(messages: list[Message], cap: int) -> bool:
+            return self.count([*head, *messages, self.request]) <= cap
+
+        base = self.count([*head, *block("", ""), self.request])
+        room = (base + self.budget) // 2
+        if within(block(summary, obs), room):
+            return block(summary, obs)
+        share = longest(summary, lambda s: within(block(s, ""), (base + room) // 2))
+        obs = longest(obs, lambda o: within(block(share, o), room))
+        summary = longest(summary, lambda s: within(block(s, obs), room))
+        return block(summary, obs)
+
+
 class SummarizeContext(gym.Wrapper[list[Message], str, str, str], RecordConstructorArgs):
     """Keep the chat context under ``budget_tokens`` with summaries (SUPO).
 
     Args:
         env: a text env (string observations and actions).
-        budget_tokens: the most tokens the context may hold (by ``count_tokens``).
-        count_tokens: messages -> tokens, e.g. ``lambda m: len(tok.apply_chat_template(m))``;
+        budget_tokens: the most tokens any context may hold, the summary request
+            included (by ``count_tokens``).
+        count_tokens: messages -> tokens, e.g. ``chat_token_counter(tokenizer)``;
             None: ``approx_tokens``.
         summarizer: ``"self"`` (the agent writes the summary as its next action) or a
-            callable ``messages -> summary`` (e.g. another model) called by the wrapper.
-        max_summaries: summaries allowed in an episode; passing the budget after that
-            truncates it (``info["overlong"] = True``).
+            callable ``messages -> summary`` (e.g. another model) called by the wrapper
+            with the request the agent would have seen (the instruction last).
+        max_summaries: summaries allowed in an episode; a conversation that no longer
+            fits after that truncates it (``info["overlong"] = True``).
         instruction: the summary request (a user message).
         system: an optional system message put first in every context.
 
     Raises:
-        ValueError: a bad argument; at reset, a task that does not fit the budget.
+        ValueError: a bad argument or wrapper order; at reset, a task that leaves no
+            room for the summary request.
 
     Example:
         >>> import turngym
@@ -90,6 +284,7 @@ class SummarizeContext(gym.Wrapper[list[Message], str, str, str], RecordConstruc
             instruction=instruction,
             system=system,
         )
+        check_order("SummarizeContext", env)
         gym.Wrapper.__init__(self, env)  # type: ignore[misc]
         if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int):
             raise ValueError(f"budget_tokens must be an int >= 32, got {budget_tokens!r}")
@@ -115,14 +310,21 @@ class SummarizeContext(gym.Wrapper[list[Message], str, str, str], RecordConstruc
         self.max_summaries = max_summaries
         self.instruction = instruction
         self.system = system
+        self.core = SummaryBudget(budget_tokens, self.count_tokens, instruction)
         self.observation_space = Chat()
         self._head: list[Message] = []  # system + task: kept in every context
-        self._turns: list[Message] = []  # everything after the head
+        self._pinned: list[Message] = []  # the latest summary: kept in every context
+        self._turns: list[Message] = []  # the exchanges since
+        self._request: list[Message] = []  # the pending summary request, if any
         self._last_obs = ""
         self._last_info: dict[str, Any] = {}
-        self._awaiting = False
         self.summaries = 0
         self.segment = 0
+
+    @property
+    def _awaiting(self) -> bool:
+        """Whether the agent's next action is the summary."""
+        return bool(self._request)
 
     # -- the env API ---------------------------------------------------------------
 
@@ -134,111 +336,88 @@ class SummarizeContext(gym.Wrapper[list[Message], str, str, str], RecordConstruc
         obs = cast(str, raw)
         self._head = [Message(role="system", content=self.system)] if self.system else []
         self._head.append(Message(role="user", content=obs))
-        if self.count_tokens(self._head) > self.budget_tokens:
+        if not self.core.fits(self._head):
             raise ValueError(
                 f"the task alone takes {self.count_tokens(self._head)} tokens, over "
                 f"budget_tokens={self.budget_tokens}; raise the budget"
             )
-        self._turns, self._last_obs, self._last_info = [], obs, dict(info)
-        self._awaiting, self.summaries, self.segment = False, 0, 0
+        with_request = [*self._head, self.core.request]
+        if self.max_summaries and not self.core.fits(with_request):
+            raise ValueError(
+                f"the task and the summary instruction take {self.count_tokens(with_request)} "
+                f"tokens, over budget_tokens={self.budget_tokens}; raise the budget"
+            )
+        self._pinned, self._turns, self._request = [], [], []
+        self._last_obs, self._last_info = obs, dict(info)
+        self.summaries, self.segment = 0, 0
         return list(self._head), self._info(info, event=None, wrapper_turn=False)
 
     def step(self, action: str) -> tuple[list[Message], SupportsFloat, bool, bool, dict[str, Any]]:
         """An env action, or (after a summary request) the summary."""
-        if self._awaiting and not isinstance(action, str):
-            info = self._info(self._last_info, event=None, wrapper_turn=True)
-            info.update(
-                invalid_action=True,
-                invalid_reason=f"a summary is text, got {type(action).__name__}",
-                summary_request=True,
-            )
-            return (
-                self._fit([Message(role="user", content=self.instruction)]),
-                0.0,
-                False,
-                False,
-                info,
-            )
-        if self._awaiting:
-            summary = action
-            self._awaiting = False
-            context = self._restart(summary)
+        if self._request:
+            if not isinstance(action, str):
+                info = self._info(self._last_info, event=None, wrapper_turn=True)
+                info.update(
+                    invalid_action=True,
+                    invalid_reason=f"a summary is text, got {type(action).__name__}",
+                    summary_request=True,
+                )
+                return list(self._request), 0.0, False, False, info
+            self._request = []
+            context = self._restart(action)
             info = self._info(self._last_info, event="summary", wrapper_turn=True)
             return context, 0.0, False, False, info
         raw, reward, terminated, truncated, info = self.env.step(action)
         obs = cast(str, raw)
         self._last_obs, self._last_info = obs, dict(info)
-        self._turns += [
+        latest = [
             Message(role="assistant", content=action if isinstance(action, str) else str(action)),
             Message(role="user", content=obs),
         ]
-        context = self._head + self._turns
-        if self.count_tokens(context) <= self.budget_tokens:
-            return context, reward, terminated, truncated, self._info(info, None, False)
+        self._turns += latest
+        context = self._context()
         if terminated or truncated:  # the episode is over: show what fits of its end
-            return self._fit([]), reward, terminated, truncated, self._info(info, "evict", False)
+            fitted, event = self._fit([], cut_first=False)
+            return fitted, reward, terminated, truncated, self._info(info, event, False)
         if self.summaries >= self.max_summaries:
-            out = self._info(info, "evict", False)
+            if self.core.fits(context):
+                return context, reward, terminated, truncated, self._info(info, None, False)
+            fitted, event = self._fit([], cut_first=False)
+            out = self._info(info, event, False)
             out["overlong"] = True
-            return self._fit([]), reward, terminated, True, out
+            return fitted, reward, terminated, True, out
+        if not self.core.due(context, latest):
+            return context, reward, terminated, truncated, self._info(info, None, False)
+        request, event = self._fit([self.core.request], cut_first=True)
         if callable(self.summarizer):
-            context = self._restart(self.summarizer(list(context)))
+            context = self._restart(self.summarizer(list(request)))
             return context, reward, terminated, truncated, self._info(info, "summary", False)
-        self._awaiting = True
-        request = [Message(role="user", content=self.instruction)]
-        fitted = self._fit(request)
-        event = "evict" if len(fitted) < len(context) + 1 else None
+        self._request = request
         out = self._info(info, event, False)
         out["summary_request"] = True
-        return fitted, reward, terminated, truncated, out
+        return list(request), reward, terminated, truncated, out
 
     # -- context building -------------------------------------------------------------
+
+    def _context(self) -> list[Message]:
+        return [*self._head, *self._pinned, *self._turns]
 
     def _restart(self, summary: str) -> list[Message]:
         """The context after a summary: the head, then the summary and the latest obs."""
         self.summaries += 1
         self.segment += 1
-        self._turns = [self._summary_message(summary)]
-        return self._head + self._turns
+        self._pinned = self.core.pinned(self._head, summary, self._last_obs, split=False)
+        self._turns = []
+        return self._context()
 
-    def _summary_message(self, summary: str) -> Message:
-        """The summary and the latest observation in one user message, cut to fit."""
-
-        def message(text: str) -> Message:
-            body = f"{SUMMARY_HEADER}\n{text}\n\nCurrent observation:\n{self._last_obs}"
-            return Message(role="user", content=body)
-
-        if self.count_tokens([*self._head, message(summary)]) <= self.budget_tokens:
-            return message(summary)
-        low, high = 0, len(summary)  # the longest prefix of the summary that fits
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self.count_tokens([*self._head, message(summary[:mid])]) <= self.budget_tokens:
-                low = mid
-            else:
-                high = mid - 1
-        return message(summary[:low])
-
-    def _fit(self, tail: list[Message]) -> list[Message]:
-        """The head, as many of the latest turns as fit, then ``tail``, within the budget.
-
-        Turns are dropped from the front in (assistant, user) pairs; the latest
-        observation is kept even when nothing else fits, cut to fit as a last resort.
-        """
-        turns = list(self._turns)
-        while turns and self.count_tokens(self._head + turns + tail) > self.budget_tokens:
-            turns = turns[2:] if len(turns) > 1 else []
-        if not turns and self._turns:
-            last = self._turns[-1]
-            turns = [last]
-            while (
-                self.count_tokens(self._head + turns + tail) > self.budget_tokens
-                and turns[0]["content"]
-            ):
-                cut = turns[0]["content"][: len(turns[0]["content"]) * 3 // 4]
-                turns = [Message(role=last["role"], content=cut)]
-        self._turns = turns
-        return self._head + turns + tail
+    def _fit(self, tail: list[Message], cut_first: bool) -> tuple[list[Message], str | None]:
+        """The context cut to fit with ``tail`` after it (see ``SummaryBudget.fit``)."""
+        self._pinned, self._turns, dropped = self.core.fit(
+            self._head, self._pinned, self._turns, tail, cut_first
+        )
+        if dropped:
+            self.segment += 1
+        return [*self._context(), *tail], "evict" if dropped else None
 
     def _info(self, info: dict[str, Any], event: str | None, wrapper_turn: bool) -> dict[str, Any]:
         out = dict(info)
@@ -257,12 +436,14 @@ class SummarizeContextGame(ChatHistoryGame):
     """``SummarizeContext`` for a PettingZoo game: each player's conversation stays in budget.
 
     Each player sees ``{"messages": [...], "action_mask": ...}`` (see ``ChatHistoryGame``).
-    When a player's conversation passes ``budget_tokens`` on its turn, it is asked for a
-    summary (``infos[agent]["summary_request"] = True``); its next action is the summary
-    (a wrapper turn: the game waits, ``infos[agent]["wrapper_turn"] = True``) and its
-    conversation restarts as [task, summary + latest observation]
-    (``context_event = "summary"``, its ``segment`` + 1). Past ``max_summaries`` (a game
-    cannot truncate one player) the oldest turns are dropped instead (``"evict"``).
+    When, on a player's turn, its conversation would leave no room for a summary request
+    after another exchange like its latest one, it is asked for a summary
+    (``infos[agent]["summary_request"] = True``); its next action is the summary (a
+    wrapper turn: the game waits, ``infos[agent]["wrapper_turn"] = True``) and its
+    conversation restarts as [task, summary, latest observation]
+    (``context_event = "summary"``, its ``segment`` + 1), the summary pinned and cut to
+    its room as in ``SummarizeContext``. Past ``max_summaries`` (a game cannot truncate
+    one player) the oldest turns after the summary are dropped instead (``"evict"``).
     Arguments as for ``SummarizeContext``.
     """
 
@@ -285,29 +466,45 @@ class SummarizeContextGame(ChatHistoryGame):
         )
         super().__init__(env, system=system)
         self._awaiting: dict[str, bool] = {}
+        self._pinned: dict[str, int] = {}  # messages of a player's turns that are its summary
+        self._latest: dict[str, str] = {}  # what each player reads now, uncut
         self.summaries: dict[str, int] = {}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Reset the game and every player's conversation."""
         super().reset(seed=seed, options=options)
         self._awaiting = dict.fromkeys(self.possible_agents, False)
+        self._pinned = dict.fromkeys(self.possible_agents, 0)
+        self._latest = {}
         self.summaries = dict.fromkeys(self.possible_agents, 0)
 
     def _conversation(self, agent: str) -> dict[str, Any]:
         """The player's conversation, within the budget (with a summary request if due)."""
         out = super()._conversation(agent)
-        core, log = self._core, self._logs[agent]
+        core, budget, log = self._core, self._core.core, self._logs[agent]
         messages = log.messages
-        if core.count_tokens(messages) <= core.budget_tokens and not self._awaiting[agent]:
-            return out
+        self._latest[agent] = messages[-1]["content"]
         to_move = agent == self.agent_selection and not (
             self.terminations.get(agent, False) or self.truncations.get(agent, False)
         )
-        ask = to_move and (self._awaiting[agent] or self.summaries[agent] < core.max_summaries)
-        tail = [Message(role="user", content=core.instruction)] if ask else []
+        turns = log.turns[self._pinned[agent] :]
+        # Its latest exchange; none yet since the start or its last summary, and then
+        # there is nothing new to summarise (as in SummarizeContext).
+        latest = turns[-2:] if len(turns) >= 2 and turns[-2]["role"] == "assistant" else []
+        ask = to_move and (
+            self._awaiting[agent]
+            or (
+                bool(latest)
+                and self.summaries[agent] < core.max_summaries
+                and budget.due(messages, latest)
+            )
+        )
         self._awaiting[agent] = ask
         self._note(agent, summary_request=ask)
-        out["messages"] = self._fit(log, tail)
+        if ask:
+            out["messages"] = self._fit(agent, [budget.request], cut_first=True)
+        elif not budget.fits(messages):
+            out["messages"] = self._fit(agent, [], cut_first=False)
         return out
 
     def step(self, action: Any) -> None:
@@ -321,32 +518,21 @@ class SummarizeContextGame(ChatHistoryGame):
         self._awaiting[agent] = False
         self.summaries[agent] += 1
         segment = self._rebuilt(agent, "summary")
-        latest = log.messages[-1]["content"]
         # Two messages: the observation stays last, so it can be refreshed on its own.
-        log.turns = [
-            Message(role="user", content=f"{SUMMARY_HEADER}\n{action}"),
-            Message(role="user", content=latest),
-        ]
-        if core.count_tokens(log.messages) > core.budget_tokens:
-            log.turns = self._fit(log, [])[len(log.head) :]
+        latest = self._latest.get(agent, log.messages[-1]["content"])
+        log.turns = core.core.pinned(log.head, action, latest, split=True)
+        self._pinned[agent] = 1
         wrapper_turn(self, agent, context_event="summary", segment=segment)
 
-    def _fit(self, log: ChatLog, tail: list[Message]) -> list[Message]:
-        """The head, the latest turns that fit with ``tail``, then ``tail``.
+    def _fit(self, agent: str, tail: list[Message], cut_first: bool) -> list[Message]:
+        """The player's conversation cut to fit with ``tail`` (see ``SummaryBudget.fit``).
 
-        The oldest turns go first, in pairs; the latest message is kept to the end and
-        cut as a last resort.
+        A cut or dropped turn shows as ``"evict"`` when the player next observes
+        (``ChatHistoryGame`` sees its view no longer extend what it acted on).
         """
-        core = self._core
-
-        def over(turns: list[Message]) -> bool:
-            return core.count_tokens([*log.head, *turns, *tail]) > core.budget_tokens
-
-        turns = list(log.turns)
-        while len(turns) > 1 and over(turns):
-            turns = turns[2:] if len(turns) > 2 else turns[-1:]
-        while turns and over(turns) and turns[-1]["content"]:
-            content = turns[-1]["content"]
-            turns = [Message(role=turns[-1]["role"], content=content[: len(content) * 3 // 4])]
-        log.turns = turns
-        return [*log.head, *turns, *tail]
+        log, k = self._logs[agent], self._pinned[agent]
+        pinned, turns, _ = self._core.core.fit(
+            log.head, log.turns[:k], log.turns[k:], tail, cut_first
+        )
+        log.turns, self._pinned[agent] = [*pinned, *turns], len(pinned)
+        return [*log.head, *log.turns, *tail]

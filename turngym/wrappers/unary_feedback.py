@@ -27,6 +27,7 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
 from turngym.spaces import Unicode
+from turngym.wrappers.stack_order import check_order
 
 __all__ = ["AttemptCounter", "UnaryFeedback"]
 
@@ -165,6 +166,7 @@ class UnaryFeedback(gym.Wrapper, RecordConstructorArgs):
             repetition_penalty=repetition_penalty,
             max_attempt_chars=max_attempt_chars,
         )
+        check_order("UnaryFeedback", env)
         gym.Wrapper.__init__(self, env)
         if not isinstance(message, str) or not message.strip():
             raise ValueError(f"message must be a non-empty string, got {message!r}")

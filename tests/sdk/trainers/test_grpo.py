@@ -98,6 +98,69 @@ def test_sequences_are_packed_for_a_chat_and_per_turn_for_a_window(rl_model_dir,
         assert multi and all(s.packed == packed for s in multi), wrappers
 
 
+def test_a_summarize_spec_counts_tokens_with_the_policys_tokenizer(rl_model_dir, tmp_path):
+    """``--wrappers summarize:budget_tokens=300``: no prompt the policy is given passes 300
+    of its own tokens (4 characters a token let them reach 711), and the summaries are
+    written freely although guided choice picks the moves."""
+    from tests.toy_envs import LongWalk
+
+    budget = 300
+    trainer = GRPOTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="LongWalk",
+            wrappers=[f"summarize:budget_tokens={budget};max_summaries=20"],
+            max_turns=40,
+            groups=1,
+            group_size=2,
+            max_new_tokens=6,
+            system_prompt="Say left or right.",
+        ),
+        env_fn=LongWalk,
+    )
+    episodes = trainer.collect(0)
+    turns = [t for ep in episodes for t in ep.turns]
+    assert len(turns) == 80 and any(t.info.get("context_event") == "summary" for t in turns)
+    assert max(len(t.prompt_ids) for t in turns) <= budget
+    # guided choice picks the moves; the summaries are free text, not a legal action
+    summaries = [t for t in turns if t.info.get("context_event") == "summary"]
+    assert not any(t.constrained for t in summaries)
+    assert all(t.constrained for t in turns if not t.info.get("wrapper_turn"))
+
+
+def test_an_overlong_episode_trains_nothing_and_stays_out_of_its_groups_baseline(
+    rl_model_dir, tmp_path
+):
+    """SUPO: the whole overlong rollout is masked, earlier turns included."""
+    from turngym.sdk.records import Episode, Turn
+
+    def episode(group, rewards, overlong=False):
+        turns = [
+            Turn(
+                prompt_ids=[1, 2 + k],
+                action_ids=[5, 6],
+                action_logprobs=[-1.0, -1.0],
+                reward=r,
+                trainable=True,
+                info={"overlong": overlong and k == len(rewards) - 1},
+            )
+            for k, r in enumerate(rewards)
+        ]
+        return Episode("env", group=group, turns=turns)
+
+    others = [episode(0, [0.0, 1.0]), episode(0, [0.0, 0.0]), episode(1, [2.0]), episode(1, [0.0])]
+    batch = [others[0], episode(0, [1.0, -3.0], overlong=True), *others[1:]]
+    trainer = GRPOTrainer(config(rl_model_dir, tmp_path, constrained=False))
+    for advantage in ("grpo", "reinforce", "gigpo", "turn_level", "per_agent_norm"):
+        trainer.config.advantage = advantage
+        advantages = trainer.advantages(batch)
+        assert advantages[1] == [0.0, 0.0], advantage
+        assert [advantages[0], *advantages[2:]] == trainer.advantages(others), advantage
+        seqs = trainer.sequences(batch, [[1.0] * ep.length for ep in batch])
+        assert seqs and all(s.episode != 1 for s in seqs), advantage
+
+
 def test_resume_gives_the_same_trace_as_an_uninterrupted_run(rl_model_dir, tmp_path):
     """10 steps, save, resume 10 more == 20 steps in one go (fixed seed)."""
     import torch

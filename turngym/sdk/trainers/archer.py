@@ -297,7 +297,16 @@ class ArCHerTrainer:
 
     def _make_env(self) -> Any:
         c = self.config
-        return make_text_env(self.env_id, c.env_kwargs, c.wrappers, env_fn=self.env_fn)
+        # Before the model is loaded (the early check of the options) there is no
+        # tokenizer yet; every env that plays counts tokens as the policy does.
+        return make_text_env(
+            self.env_id,
+            c.env_kwargs,
+            c.wrappers,
+            env_fn=self.env_fn,
+            tokenizer=getattr(self, "tokenizer", None),
+            system_prompt=c.system_prompt,
+        )
 
     def _build_critic(self) -> torch.nn.ModuleDict:
         """Twin Q and V heads, the optional baseline and (``encoder``) their transformer."""

@@ -407,8 +407,9 @@ GAME_WRAPPERS = {
 COMMON_FIELD_DOCS: dict[str, str] = {
     "env_kwargs": "JSON object of env constructor arguments",
     "wrappers": (
-        f"wrappers, applied in order: {', '.join(WRAPPERS)} (on a game, GRPO puts the "
-        f"game twin of each around it: {', '.join(GAME_WRAPPERS)})"
+        "wrappers, innermost first (name or name:key=value;...): "
+        f"{', '.join(WRAPPERS)} (on a game, GRPO puts the game twin of each around it: "
+        f"{', '.join(GAME_WRAPPERS)})"
     ),
     "model": "'tiny' (build a tiny model from a config) or a saved model directory",
     "output_dir": "run directory: metrics, checkpoints, curve.png, final/",
@@ -502,15 +503,22 @@ def make_text_env(
     env_kwargs: dict[str, Any],
     wrappers: Sequence[str] = (),
     env_fn: Callable[[], Any] | None = None,
+    tokenizer: Any = None,
+    system_prompt: str | None = None,
 ) -> Any:
     """``turngym.make(env_id, **env_kwargs)`` (or ``env_fn()``) with ``wrappers`` applied.
+
+    ``wrappers`` go on innermost first. With the policy's ``tokenizer`` (and the agent's
+    ``system_prompt``), wrappers that count tokens count them as the policy does unless
+    the spec says otherwise: ``summarize`` gets ``count_tokens=chat_token_counter(...)``,
+    ``markovian_chunks`` gets ``tokenizer``.
 
     Under wrappers the env first gets ``StateKey``: an env without a ``state_key`` of
     its own reports its observation's, so GiGPO anchors by the env's state and not by
     a wrapper's prompt.
 
     Raises:
-        ValueError: bad env arguments or wrapper options (one line).
+        ValueError: bad env arguments, wrapper options or wrapper order (one line).
 
     """
     import turngym
@@ -524,6 +532,7 @@ def make_text_env(
         env = turngym.wrappers.StateKey(env)
     for spec in wrappers:
         name, kwargs = wrapper_spec(spec)
+        _count_like_the_policy(spec, kwargs, tokenizer, system_prompt)
         try:
             env = getattr(turngym.wrappers, name)(env, **kwargs)
         except TypeError as error:
@@ -531,11 +540,33 @@ def make_text_env(
     return env
 
 
-def make_game_env(env_id: str, env_kwargs: dict[str, Any], wrappers: Sequence[str] = ()) -> Any:
+def _count_like_the_policy(
+    spec: str, kwargs: dict[str, Any], tokenizer: Any, system_prompt: str | None
+) -> None:
+    """Give a token-counting wrapper the policy's ``tokenizer``, unless ``spec`` set one."""
+    if tokenizer is None:
+        return
+    name = spec.partition(":")[0]
+    if name == "summarize":
+        from turngym.wrappers.summarize import chat_token_counter
+
+        kwargs.setdefault("count_tokens", chat_token_counter(tokenizer, system_prompt))
+    elif name == "markovian_chunks":
+        kwargs.setdefault("tokenizer", tokenizer)
+
+
+def make_game_env(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    wrappers: Sequence[str] = (),
+    tokenizer: Any = None,
+    system_prompt: str | None = None,
+) -> Any:
     """``turngym.make_game(env_id, **env_kwargs)`` with the game twins of ``wrappers``.
 
     Each wrapper of the spec (``WRAPPERS`` names, applied in order) becomes its game
-    twin (``GAME_WRAPPERS``), which acts for every seat.
+    twin (``GAME_WRAPPERS``), which acts for every seat; ``tokenizer`` and
+    ``system_prompt`` as for ``make_text_env``.
 
     Raises:
         ValueError: bad game arguments, a wrapper with no game twin, bad options (one line).
@@ -550,6 +581,7 @@ def make_game_env(env_id: str, env_kwargs: dict[str, Any], wrappers: Sequence[st
         raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
     for spec in wrappers:
         _, kwargs = wrapper_spec(spec)  # unknown names and malformed options fail here
+        _count_like_the_policy(spec, kwargs, tokenizer, system_prompt)
         name = spec.partition(":")[0]
         if name not in GAME_WRAPPERS:
             raise ValueError(

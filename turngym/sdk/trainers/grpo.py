@@ -11,8 +11,10 @@ One step of ``GRPOTrainer.train``:
 2. **advantages**: ``grpo`` (StarPO / Dr. GRPO), ``gigpo``, ``turn_level`` (MT-GRPO),
    ``rae`` (SPIRAL, per (game, seat) baselines) or ``per_agent_norm`` (MARS), from
    ``turngym.sdk.advantages``; zero-advantage groups are dropped and StarPO-S keeps the
-   groups whose returns vary most. In games every estimator scores a turn by the return
-   of the seat that took it (the sum over seats of a zero-sum game is always 0).
+   groups whose returns vary most. An overlong episode (``info["overlong"]``: a context
+   wrapper ran out of room) is masked whole and left out of every baseline (SUPO). In
+   games every estimator scores a turn by the return of the seat that took it (the sum
+   over seats of a zero-sum game is always 0).
 3. **loss**: the token-level clipped ratio of ``turngym.sdk.losses.policy_loss`` over
    training sequences (``packed()`` for append-only conversations, one per turn when a
    wrapper rebuilt the context), action tokens only; guided-choice turns renormalise
@@ -48,7 +50,12 @@ from typing import TYPE_CHECKING, Any
 
 from turngym.hf_compat import quiet
 from turngym.sdk import advantages as adv_fns
-from turngym.sdk.batches import TrainSequence, select_groups, training_sequences
+from turngym.sdk.batches import (
+    TrainSequence,
+    select_groups,
+    training_sequences,
+    without_overlong,
+)
 from turngym.sdk.losses import policy_loss, truncated_is_weights
 from turngym.sdk.records import Episode
 from turngym.sdk.trainers.common import (
@@ -175,10 +182,19 @@ class GRPOTrainer:
 
     def _make_env(self) -> Any:
         """An env, or a game with the game twins of the wrappers (every seat plays through)."""
+        c = self.config
+        # Before the model is loaded (the early check of the options) there is no
+        # tokenizer yet; every env that plays counts tokens as the policy does.
+        tokenizer = getattr(self, "tokenizer", None)
         if self.is_game:
-            return make_game_env(self.env_id, self.config.env_kwargs, self.config.wrappers)
+            return make_game_env(self.env_id, c.env_kwargs, c.wrappers, tokenizer, c.system_prompt)
         return make_text_env(
-            self.env_id, self.config.env_kwargs, self.config.wrappers, env_fn=self.env_fn
+            self.env_id,
+            c.env_kwargs,
+            c.wrappers,
+            env_fn=self.env_fn,
+            tokenizer=tokenizer,
+            system_prompt=c.system_prompt,
         )
 
     def _collector(self, key: str, agents: Any, n: int, step: int) -> Any:
@@ -281,7 +297,14 @@ class GRPOTrainer:
     # -- advantages and sequences --------------------------------------------------
 
     def advantages(self, episodes: Sequence[Episode]) -> list[list[float]]:
-        """One advantage per turn from the configured estimator."""
+        """One advantage per turn from the configured estimator.
+
+        An overlong episode (a context wrapper ran out of summaries or chunks) is masked
+        whole, as SUPO does: it gets 0 on every turn and counts in no baseline.
+        """
+        return without_overlong(self._estimate, episodes)
+
+    def _estimate(self, episodes: Sequence[Episode]) -> list[list[float]]:
         c = self.config
         if c.advantage == "grpo":
             return adv_fns.grpo(episodes, scale=c.scale)  # type: ignore[arg-type]

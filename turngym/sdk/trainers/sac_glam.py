@@ -339,8 +339,16 @@ class SACGLAMTrainer:
         self._prompts: dict[Any, list[int]] = {}
 
     def _make_env(self) -> Any:
+        c = self.config
+        # Before the model is loaded (the early check of the options) there is no
+        # tokenizer yet; every env that plays counts tokens as the policy does.
         return make_text_env(
-            self.env_id, self.config.env_kwargs, self.config.wrappers, env_fn=self.env_fn
+            self.env_id,
+            c.env_kwargs,
+            c.wrappers,
+            env_fn=self.env_fn,
+            tokenizer=getattr(self, "tokenizer", None),
+            system_prompt=c.system_prompt,
         )
 
     def _build_critic(self) -> torch.nn.Module:
