@@ -160,6 +160,18 @@ def test_round_trip_keeps_everything(tmp_path, fmt):
     assert loaded[-1].turns[-1].obs["action_mask"].dtype == np.int8  # a real game's mask
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_model_s_episodes_keep_their_tokens(tmp_path, tiny_model_dir, fmt):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    model = f"hf:{tiny_model_dir}"
+    episodes = collect("turngym/FrozenLake-v0", model, episodes=2, max_turns=3)
+    episodes += collect_games("turngym/TicTacToe-v0", model, episodes=1, max_turns=4)
+    assert all(t.trainable and t.action_ids and t.prompt_ids for e in episodes for t in e.turns)
+    save_episodes(episodes, tmp_path / f"eps.{fmt}")
+    assert_same(load_episodes(tmp_path / f"eps.{fmt}"), episodes)
+
+
 def test_a_directory_holds_a_manifest_and_loads_whole(tmp_path):
     episodes = collected()
     assert save_episodes(episodes, tmp_path / "data") == len(episodes)

@@ -65,8 +65,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path, PurePosixPath
@@ -300,6 +300,29 @@ def _arrow_schema(pa: Any) -> Any:
     )
 
 
+def _temp_beside(path: Path) -> tuple[BinaryIO, Path]:
+    """A new file to rename to ``path`` when done (its mode follows the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.fdopen(os.open(tmp, flags, 0o666), "wb"), tmp
+        except FileExistsError:
+            continue
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all (temp file, then rename)."""
+    file, tmp = _temp_beside(path)
+    try:
+        with file:
+            file.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 class EpisodeWriter:
     """Streams episodes into a ``.jsonl`` or ``.parquet`` file, in place when closed.
 
@@ -335,21 +358,15 @@ class EpisodeWriter:
         if self.format == "parquet":
             self._pa, self._pq = _pyarrow()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(
-            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-        )
-        self._tmp = Path(tmp)
-        self._file: BinaryIO | None = os.fdopen(fd, "wb")
+        file, self._tmp = _temp_beside(self.path)
+        self._file: BinaryIO | None = file
 
     def _store_file(self, image: np.ndarray, digest: str) -> dict[str, Any]:
         name = f"images/{digest}.png"
         if name not in self._stored:
             folder = self.path.parent / "images"
             folder.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-            with os.fdopen(fd, "wb") as f:
-                f.write(png_bytes(image))
-            os.replace(tmp, folder / f"{digest}.png")
+            _write_atomic(folder / f"{digest}.png", png_bytes(image))
             self._stored.add(name)
             self.images += 1
         return {"bytes": None, "path": name}
@@ -470,11 +487,8 @@ def write_manifest(folder: str | Path, writer: EpisodeWriter, **fields: Any) -> 
         "images": writer.images,
         **fields,
     }
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{MANIFEST}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=2, default=repr)
-        f.write("\n")
-    os.replace(tmp, folder / MANIFEST)
+    text = json.dumps(manifest, indent=2, default=repr) + "\n"
+    _write_atomic(folder / MANIFEST, text.encode("utf-8"))
     return folder / MANIFEST
 
 
