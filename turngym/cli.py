@@ -441,10 +441,11 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     rate = writer.successes / writer.episodes
+    means = ", ".join(f"{who} {total / writer.episodes:+.2f}" for who, total in returns.items())
     pictures = f", {writer.images} pictures" if writer.images else ""
     print(
         f"collected {writer.episodes} episodes of {env_id} ({writer.turns} turns, success "
-        f"{rate:.2f}{pictures}) -> {path} (+ {out / 'dataset.json'})"
+        f"{rate:.2f}, mean return {means}{pictures}) -> {path} (+ {out / 'dataset.json'})"
     )
     return 0
 

@@ -329,6 +329,12 @@ def test_symlinks_out_of_the_dataset_are_not_followed(tmp_path):
     real.symlink_to(outside)
     with pytest.raises(ValueError, match=r"eps\.jsonl:1: images\[0\].*(symlink|outside)"):
         load_episodes(path)
+    # a link to a picture inside the folder is refused too: datasets hold plain files
+    (tmp_path / "data" / "other.png").write_bytes(outside.read_bytes())
+    real.unlink()
+    real.symlink_to(tmp_path / "data" / "other.png")
+    with pytest.raises(ValueError, match=r"eps\.jsonl:1: images\[0\].*is a symlink"):
+        load_episodes(path)
     # the images folder itself a link out of the dataset
     images = tmp_path / "data" / "images"
     real.unlink()
