@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import importlib.util
 import json
 import os
 import sys
@@ -396,6 +397,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         seats = list(probe.possible_agents)
         probe.close()
     agents = _collect_agents(env_id, args, seats)
+    if args.format == "parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise CliError("--format parquet needs pyarrow: pip install 'turngym[data]'")
     out = Path(args.output)
     n = min(args.episodes, 16)
     try:

@@ -185,6 +185,11 @@ def test_files_from_save_jsonl_still_load(tmp_path):
     episodes = collect("turngym/FrozenLake-v0", "expert", episodes=2)
     save_jsonl(episodes, tmp_path / "old.jsonl")
     assert canon(load_episodes(tmp_path / "old.jsonl")) == canon(episodes)
+    row = episodes[0].to_dict()
+    row["turns"][1]["action_ids"] = ["seven"]
+    rewrite(tmp_path / "old.jsonl", episodes[1].to_dict(), row)
+    with pytest.raises(ValueError, match=r"old\.jsonl:2: turns\[1\]\.action_ids"):
+        load_episodes(tmp_path / "old.jsonl")
 
 
 def test_writer_streams_and_leaves_nothing_when_aborted(tmp_path):
@@ -392,6 +397,8 @@ def test_parquet_rows_that_lie_are_refused(tmp_path):
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
     with pytest.raises(ValueError, match=r"eps\.parquet: row 0: images\[0\].*PNG"):
         load_episodes(path)
+    with pytest.raises(ValueError, match=r"eps\.parquet: row group 0 .* over max_row_bytes"):
+        load_episodes(path, max_row_bytes=100)
     rows[0]["images"][0] = {"bytes": None, "path": "/etc/passwd"}
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
     with pytest.raises(ValueError, match=r"eps\.parquet: row 0: images\[0\].*no bytes"):

@@ -205,15 +205,30 @@ def _check(value: Any, kind: str, what: str) -> Any:
     return value
 
 
+def _legacy_episode(row: dict[str, Any]) -> Episode:
+    """The Episode of a ``records.save_jsonl`` line (plain JSON values), its types checked."""
+    turns = row.get("turns") or []
+    if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+        raise RowError("turns must be a list of objects")
+    for k, turn in enumerate(turns):
+        for name, kind in _TURN_COLUMNS.items():
+            if kind != "json" and name in turn:
+                _check(turn[name], kind, f"turns[{k}].{name}")
+    for name, kind in _EPISODE_COLUMNS.items():
+        if kind != "json" and name in row:
+            _check(row[name], kind, name)
+    try:
+        return Episode.from_dict(row)
+    except (TypeError, ValueError) as error:
+        raise RowError(f"not an episode record ({error})") from None
+
+
 def _episode(row: Any, images: Callable[[int, str], np.ndarray]) -> Episode:
     """The Episode a row holds; a ``RowError`` (without file and line) when it holds none."""
     if not isinstance(row, dict):
         raise RowError(f"a row must be a JSON object, got {type(row).__name__}")
     if "schema_version" not in row:  # a line of records.save_jsonl: Episode.to_dict
-        try:
-            return Episode.from_dict(row)
-        except (TypeError, ValueError) as error:
-            raise RowError(f"not an episode record ({error})") from None
+        return _legacy_episode(row)
     version = row["schema_version"]
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise RowError(f"schema_version must be an int >= 1, got {version!r}")
