@@ -4,7 +4,9 @@ An ``Episode`` stores its turns once; trainers read it through views derived on 
 (ARCHITECTURE.md section 7): ``samples()`` (one token sequence per trainable turn),
 ``packed()`` (one sequence for an append-only conversation) and ``transitions()``
 ((s, a, r, s', done) tuples for replay buffers). Episodes round-trip through plain
-dicts and JSONL files (``save_jsonl`` / ``load_jsonl``).
+dicts and JSONL files (``save_jsonl`` / ``load_jsonl``: NumPy arrays become lists);
+``turngym.sdk.episode_files`` stores them as datasets (JSONL or Parquet, arrays and
+screenshots kept exactly, a versioned schema) and reads both.
 """
 
 from __future__ import annotations
