@@ -48,6 +48,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.extras import require_installed
 from turngym.hf_compat import quiet
 from turngym.sdk import advantages as adv_fns
 from turngym.sdk.batches import (
@@ -97,6 +98,7 @@ class GRPOTrainer:
     """
 
     def __init__(self, config: GRPOConfig, env_fn: Callable[[], Any] | None = None) -> None:
+        require_installed("llm", "GRPOTrainer", ("torch", "transformers", "safetensors", "peft"))
         import torch
 
         from turngym.sdk.backends.hf import HFPolicy
