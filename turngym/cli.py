@@ -77,7 +77,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from turngym.tables import format_table
 
     rows = [e for e in ENVS if args.family in (None, e.family)]
-    missing = {e.id: e.unavailable() for e in rows}
+    by_needs: dict[tuple[str | None, tuple[str, ...]], str | None] = {}
+    for e in rows:  # looked up once per kind of need, not per env
+        if (e.extra, e.system) not in by_needs:
+            by_needs[e.extra, e.system] = e.unavailable()
+    missing = {e.id: by_needs[e.extra, e.system] for e in rows}
     if args.json:
         for e in rows:
             print(
