@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from turngym.extras import MissingExtra
 from turngym.sdk.agents import MODEL_KINDS
 from turngym.sdk.policy import PolicyError
 
@@ -58,10 +59,16 @@ def _parse_sets(pairs: Sequence[str]) -> dict[str, Any]:
 def _make(env_id: str, kwargs: dict[str, Any]) -> Any:
     import gymnasium as gym
 
+    from turngym.registry import entry
+
     try:
         return gym.make(env_id, **kwargs)
     except (ValueError, TypeError) as error:
         raise CliError(f"cannot make {env_id} with {kwargs}: {error}") from None
+    except MissingExtra as error:  # said with the env's name, which the env code lacks
+        row = entry(env_id)
+        system = row.system if row.extra == error.extra else None
+        raise CliError(str(MissingExtra(row.name, error.extra, system=system))) from None
 
 
 # -- list ----------------------------------------------------------------------------
@@ -72,6 +79,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from turngym.tables import format_table
 
     rows = [e for e in ENVS if args.family in (None, e.family)]
+    by_needs: dict[tuple[str | None, tuple[str, ...]], str | None] = {}
+    for e in rows:  # looked up once per kind of need, not per env
+        if (e.extra, e.system) not in by_needs:
+            by_needs[e.extra, e.system] = e.unavailable()
+    missing = {e.id: by_needs[e.extra, e.system] for e in rows}
     if args.json:
         for e in rows:
             print(
@@ -82,6 +94,10 @@ def _cmd_list(args: argparse.Namespace) -> int:
                         "finite_actions": e.finite_actions,
                         "max_episode_steps": e.max_episode_steps,
                         "expert": e.expert is not None,
+                        "extra": e.extra,
+                        "system": list(e.system),
+                        "installed": missing[e.id] is None,
+                        "missing": missing[e.id],
                         "description": e.description,
                     }
                 )
@@ -94,12 +110,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
             "yes" if e.finite_actions else "no",
             e.max_episode_steps or "-",
             "yes" if e.expert else "no",
+            e.extra or "-",
+            "yes" if missing[e.id] is None else "no",
             e.description,
         ]
         for e in rows
     ]
-    headers = ["id", "family", "finite actions", "max steps", "expert", "description"]
-    print(format_table(headers, table))
+    headers = ["id", "family", "finite actions", "max steps", "expert", "extra", "installed"]
+    print(format_table([*headers, "description"], table))
+    fixes = {(e.extra, missing[e.id]) for e in rows if missing[e.id] is not None}
+    for extra, fix in sorted(fixes, key=str):
+        print(f"{extra} envs need: {fix}")
     return 0
 
 
@@ -194,8 +215,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not ids:
         raise CliError("name at least one env id, or pass --all")
     kwargs = _parse_sets(args.set)
+    # --all skips what this install cannot run; an env named on purpose is an error
+    missing = {env_id: entry(env_id).unavailable() for env_id in ids}
+    for env_id, reason in missing.items():
+        if reason is not None and not args.all:
+            raise CliError(f"{entry(env_id).name} cannot run here: {reason}")
     failed = 0
     for env_id in ids:
+        if missing[env_id] is not None:
+            print(f"skipped {env_id}: {missing[env_id]}\n")
+            continue
         if entry(env_id).game is not None:
             report = check_game(
                 env_id,
@@ -217,8 +246,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(report.table())
         print("PASS\n" if report.passed else "FAIL\n")
         failed += not report.passed
+    checked = sum(reason is None for reason in missing.values())
     if len(ids) > 1:
-        print(f"{len(ids) - failed}/{len(ids)} envs pass")
+        skipped = len(ids) - checked
+        note = f" ({skipped} skipped: extras not installed)" if skipped else ""
+        print(f"{checked - failed}/{checked} envs pass{note}")
     return 1 if failed else 0
 
 
@@ -398,7 +430,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         probe.close()
     agents = _collect_agents(env_id, args, seats)
     if args.format == "parquet" and importlib.util.find_spec("pyarrow") is None:
-        raise CliError("--format parquet needs pyarrow: pip install 'turngym[data]'")
+        raise MissingExtra("--format parquet", "data")
     out = Path(args.output)
     n = min(args.episodes, 16)
     try:
@@ -759,8 +791,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.fn(args))
-    except (CliError, PolicyError) as error:
-        # Bad input or an unusable model/server: one line, no traceback.
+    except (CliError, PolicyError, MissingExtra) as error:
+        # Bad input, an unusable model/server or a missing extra: one line, no traceback.
         print(f"turngym: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -21,6 +21,7 @@ from turngym.envs.web.miniwob_tasks import (
     MINIWOB_TASKS,
     MINIWOB_TURNS,
 )
+from turngym.extras import unavailable
 
 __all__ = ["ENVS", "GAMES", "GUI", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
 
@@ -51,14 +52,37 @@ class EnvEntry:
     """one line for ``turngym list``"""
     game: str | None = None
     """``module:Class`` of the PettingZoo game behind a ``games`` row (``make_game``)"""
+    extra: str | None = None
+    """the pip extra the env needs (``pip install 'turngym[<extra>]'``); None: base install"""
+    system: tuple[str, ...] = ()
+    """Debian packages the env needs besides (``apt-get install ...``)"""
 
     @property
     def name(self) -> str:
         """The id without the namespace, e.g. ``Wordle-v0``."""
         return self.id.split("/", 1)[-1]
 
+    def unavailable(self) -> str | None:
+        """What to install before this env can run here, or None when nothing is missing.
+
+        >>> entry("Wordle-v0").unavailable() is None
+        True
+        """
+        return unavailable(self.extra, self.system)
+
+
+# What each family needs beyond the base install; rows may say otherwise (Chess-v0).
+_FAMILY_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "web": ("web", ("chromium",)),
+    "gui": ("gui", ("xvfb",)),
+    "swe": ("swe", ("bubblewrap",)),
+}
+
 
 def _e(name: str, entry_point: str, family: str, steps: int | None, **rest: Any) -> EnvEntry:
+    extra, system = _FAMILY_NEEDS.get(family, (None, ()))
+    rest.setdefault("extra", extra)
+    rest.setdefault("system", system)
     return EnvEntry(
         id=f"{NAMESPACE}/{name}",
         entry_point=entry_point,
@@ -278,6 +302,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=True,
         stochastic=False,
         expert="turngym.agents.experts.chess_game:ChessExpert",
+        extra="chess",
         description="chess against Stockfish (skill 0..20 or Elo); SAN or UCI moves",
     ),
     _e(
@@ -288,6 +313,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=True,
         stochastic=False,
         expert="turngym.agents.experts.chess_game:ChessExpert",
+        extra="chess",
         description="mate a lone king (KQvK, KRvK, KBBvK) against Stockfish's defence",
     ),
     # -- text: GuessMyCity -----------------------------------------------------------
@@ -345,6 +371,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.screen_graph:ScreenGraphExpert",
+        system=(),  # drawn with Pillow: no X server
         description="open a named screen of a drawn app by clicking icons (GUI Exploration "
         "Lab style); text + screenshot observations, click(x, y) or click(index)",
     ),

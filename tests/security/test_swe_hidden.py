@@ -15,36 +15,24 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
 from tests import system_deps
+from tests.wheel import bare_venv, build_wheel
 from turngym.envs.swe.env import SWEEnv
 from turngym.envs.swe.tasks import DATA, bundled_tasks
 
 pytestmark = [pytest.mark.sandbox, system_deps.bubblewrap()]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def wheel_python(tmp_path_factory) -> Path:
     """A virtualenv's Python with turngym installed from a wheel built from this checkout."""
     where = tmp_path_factory.mktemp("wheel")
-    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
-    subprocess.run([*build, "-w", str(where), str(ROOT)], check=True, capture_output=True)
-    (wheel,) = where.glob("turngym-*.whl")
-    env_dir = where / "venv"
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    wheel = build_wheel(where)
+    python, purelib = bare_venv(where / "venv")
     install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
     subprocess.run([*install, "--target", purelib, str(wheel)], check=True, capture_output=True)
     installed = Path(purelib) / "turngym" / "envs" / "swe" / "tasks" / "data"

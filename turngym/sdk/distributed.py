@@ -36,6 +36,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
 from turngym.envs.vector import reset_seeds
+from turngym.extras import needs_extra
 
 __all__ = ["RayRolloutWorkers", "RayVectorEnv"]
 
@@ -232,10 +233,8 @@ class RayVectorEnv(VectorEnv):
 
 def _start_ray(ray_init: dict[str, Any] | None) -> Any:
     """The ``ray`` module, with a cluster running (a local one if none is)."""
-    try:
+    with needs_extra("ray", "RayVectorEnv or RayRolloutWorkers"):
         import ray
-    except ImportError as error:
-        raise ImportError("this needs Ray: pip install 'turngym[ray]'") from error
     if not ray.is_initialized():
         ray.init(**{"include_dashboard": False, **(ray_init or {})})
     return ray

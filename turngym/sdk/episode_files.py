@@ -74,6 +74,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from turngym.extras import needs_extra
 from turngym.sdk.episode_values import (
     RowError,
     RowImages,
@@ -285,11 +286,9 @@ def _format_of(path: Path, format: str | None) -> str:
 
 
 def _pyarrow() -> tuple[Any, Any]:
-    try:
+    with needs_extra("data", "Parquet episode files"):
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:
-        raise ValueError("Parquet files need pyarrow: pip install 'turngym[data]'") from None
     return pa, pq
 
 
@@ -680,10 +679,8 @@ def to_hf_dataset(episodes: Iterable[Episode]) -> Any:
 
     ``Dataset.to_parquet`` of it writes a file ``load_episodes`` reads.
     """
-    try:
+    with needs_extra("data", "to_hf_dataset"):
         import datasets
-    except ImportError:
-        raise ValueError("to_hf_dataset needs datasets: pip install 'turngym[data]'") from None
     pa, _ = _pyarrow()
     rows = [_row(ep, RowImages(_embedded)) for ep in episodes]
     try:
@@ -715,10 +712,8 @@ def from_hf_dataset(
         max_image_pixels: refuse a picture over this many pixels.
 
     """
-    try:
+    with needs_extra("data", "from_hf_dataset"):
         import datasets
-    except ImportError:
-        raise ValueError("from_hf_dataset needs datasets: pip install 'turngym[data]'") from None
     if not isinstance(dataset, datasets.Dataset):
         raise ValueError(f"expected a datasets.Dataset, got {type(dataset).__name__}")
     arrow = dataset.with_format("arrow")

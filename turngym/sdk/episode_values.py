@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from turngym.extras import needs_extra
+
 __all__ = [
     "DTYPES",
     "MARKER",
@@ -229,12 +231,8 @@ def parse_json_text(text: str, what: str, images: Callable[[int, str], np.ndarra
 
 
 def _pil() -> Any:
-    try:
+    with needs_extra("data", "episodes with pictures"):
         from PIL import Image
-    except ImportError:
-        raise ValueError(
-            "episodes with pictures need Pillow: pip install 'turngym[data]'"
-        ) from None
     return Image
 
 

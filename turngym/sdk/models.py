@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from turngym.extras import require_installed
 from turngym.hf_compat import quiet
 
 __all__ = ["ARCHS", "CHAT_TEMPLATE", "SPECIAL_TOKENS", "build_tiny_model", "env_texts"]
@@ -144,6 +145,7 @@ def build_tiny_model(
     _check_args(arch, vocab, vocab_size, hidden, layers, heads, kv_heads, seed, max_positions)
     if isinstance(logit_std, bool) or not isinstance(logit_std, (int, float)) or logit_std <= 0:
         raise ValueError(f"logit_std must be a number > 0, got {logit_std!r}")
+    require_installed("llm", "build_tiny_model", ("torch", "transformers", "tokenizers"))
     import torch
     from transformers.initialization import no_init_weights
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from turngym.envs.reaper import remove_dir, temp_dir
+from turngym.extras import require_installed
 from turngym.sdk.policy import Generation, Policy, PolicyError
 from turngym.sdk.serve_auth import RequireKey, check_exposure, checked_key
 from turngym.sdk.serve_auth import api_key as api_key_of
@@ -472,16 +473,15 @@ def serve(
     for ``weights_dir`` and ``limits``.
 
     Raises:
+        MissingExtra: fastapi/uvicorn (``serve`` extra) or torch (``llm``) is missing.
         PolicyError: no key where one is needed, a bad key, the model cannot be loaded,
             the port cannot be bound, or a limit does not fit the model.
 
     """
-    try:
-        import uvicorn
-    except ImportError:
-        raise PolicyError(
-            "turngym serve needs fastapi and uvicorn: pip install 'turngym[serve]'"
-        ) from None
+    require_installed("serve", "turngym serve", ("fastapi", "uvicorn"))
+    require_installed("llm", "turngym serve", ("torch", "transformers"))
+    import uvicorn
+
     key = api_key_of(api_key)
     check_exposure(host, key, accept_weight_updates)
     if weights_dir is not None and not Path(weights_dir).is_dir():

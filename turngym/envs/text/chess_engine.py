@@ -35,10 +35,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-try:
+from turngym.extras import needs_extra
+
+with needs_extra("chess", "a chess env"):
     import chess
-except ImportError as _error:  # pragma: no cover - depends on the install
-    raise ImportError("the chess envs need python-chess: pip install 'turngym[chess]'") from _error
 
 __all__ = [
     "MATE_SCORE",

@@ -10,7 +10,10 @@ hundred nodes per move; Stockfish is stronger by far and much faster.
 
 from __future__ import annotations
 
-import chess
+from turngym.extras import needs_extra
+
+with needs_extra("chess", "a chess env"):
+    import chess
 
 from turngym.envs.text.chess_engine import MATE_SCORE, ScoredMove
 

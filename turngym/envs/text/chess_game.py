@@ -20,7 +20,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import chess
+from turngym.extras import needs_extra
+
+with needs_extra("chess", "a chess env"):
+    import chess
 
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.text.chess_engine import (

@@ -33,6 +33,7 @@ from turngym.envs.web.browser import DEFAULT_TIMEOUT_S, BrowserError, BrowserHos
 from turngym.envs.web.page import WebPage
 from turngym.envs.web.server import LocalServer
 from turngym.envs.web.tasks import WSGIApp
+from turngym.extras import require_installed
 from turngym.spaces import Unicode
 
 __all__ = ["ACTION_HELP", "MAX_PAGE_CHARS", "BrowserEnv"]
@@ -96,7 +97,7 @@ class BrowserEnv(TextEnv[WebAction]):
         width, height = (int(v) for v in viewport)
         if not (64 <= width <= 4096 and 64 <= height <= 4096):
             raise ValueError(f"viewport must be (width, height) in 64..4096, got {viewport!r}")
-        _check_browser()
+        _check_browser(screenshot=bool(screenshot) or bool(set_of_marks))
         self.max_turns = max_turns
         self.set_of_marks = bool(set_of_marks)
         self.screenshot = bool(screenshot) or self.set_of_marks
@@ -305,15 +306,12 @@ class BrowserEnv(TextEnv[WebAction]):
         return self._with_screenshot(obs), reward, terminated, truncated, info
 
 
-def _check_browser() -> None:
+def _check_browser(screenshot: bool = False) -> None:
     """Refuse to make a web env that could never start a browser here, naming the fix."""
-    import importlib.util
-
-    if importlib.util.find_spec("playwright") is None:
-        raise BrowserError(
-            "web envs need Playwright: pip install 'turngym[web]' (and Chromium: "
-            "apt-get install chromium)"
-        )
+    # the sites import werkzeug when they are built; Playwright starts with the first reset
+    require_installed("web", "a web env", ("werkzeug", "playwright"))
+    if screenshot:
+        require_installed("web", "a web env with screenshots", ("PIL",))
     if find_chromium() is None and not any(
         Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache/ms-playwright")).glob(
             "chromium*"

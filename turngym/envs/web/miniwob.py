@@ -48,6 +48,7 @@ from turngym.envs.web.browser import BrowserError
 from turngym.envs.web.browser_env import BrowserEnv
 from turngym.envs.web.miniwob_tasks import MINIWOB_GRADED, MINIWOB_TASKS
 from turngym.envs.web.tasks import WSGIApp
+from turngym.extras import needs_extra, require_installed
 
 __all__ = ["DATA_MODES", "MINIWOB_TASKS", "TIMEOUT_REWARD", "MiniWoBEnv", "miniwob_html"]
 
@@ -115,15 +116,11 @@ def miniwob_html() -> Path:
     """The ``html/`` folder of the installed ``miniwob`` package.
 
     Raises:
-        BrowserError: ``miniwob`` is not installed (says how to install it).
+        MissingExtra: ``miniwob`` is not installed (says how to install it).
 
     """
-    try:
+    with needs_extra("web", "a MiniWoB env"):
         import miniwob
-    except ImportError as exc:
-        raise BrowserError(
-            "MiniWoB tasks need the miniwob package: pip install 'turngym[web]'"
-        ) from exc
     return Path(miniwob.__file__).resolve().parent / "html"
 
 
@@ -169,6 +166,7 @@ class MiniWoBEnv(BrowserEnv):
             )
         if data_mode not in DATA_MODES:
             raise ValueError(f"data_mode must be 'train' or 'test', got {data_mode!r}")
+        require_installed("web", "a MiniWoB env", ("miniwob",))
         # MiniWoB pages are laid out for a 160x210 task area; a small viewport keeps
         # screenshots small and the layout the tasks were made for.
         kwargs.setdefault("viewport", (500, 400))

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.extras import require_installed
 from turngym.hf_compat import cache_kwargs, output_cache, quiet
 from turngym.sdk.backends.decode import LeanDecoder
 from turngym.sdk.choices import ChoiceTree
@@ -85,6 +86,7 @@ class HFPolicy:
             raise ValueError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
+        require_installed("llm", "HFPolicy", ("torch", "transformers"))
         import torch
 
         self.max_batch_size = max_batch_size

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from turngym.extras import require_installed
 from turngym.sdk.policy import FinishReason, Generation, PolicyError, SamplingParams
 
 __all__ = ["OpenAIPolicy"]
@@ -122,6 +123,7 @@ class OpenAIPolicy:
             raise ValueError(f"backoff must be a number of seconds >= 0, got {backoff!r}")
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency!r}")
+        require_installed("serve", "OpenAIPolicy", ("httpx",))
         url = str(base_url).rstrip("/")
         self.base_url = url if parts.path.strip("/") else url + "/v1"
         self.mode: Mode = mode

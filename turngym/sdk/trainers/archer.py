@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from turngym.extras import require_installed
 from turngym.hf_compat import quiet
 from turngym.sdk.batches import TrainSequence
 from turngym.sdk.records import Episode
@@ -239,6 +240,7 @@ class ArCHerTrainer:
     """
 
     def __init__(self, config: ArCHerConfig, env_fn: Callable[[], Any] | None = None) -> None:
+        require_installed("llm", "ArCHerTrainer", ("torch", "transformers", "safetensors", "peft"))
         import torch
 
         from turngym.agents.llm import LLMAgent

@@ -226,14 +226,19 @@ def plot_curves(
         return None
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), squeeze=False)
     for ax, keys in zip(axes[0], panels, strict=True):
+        drawn = False
         for key in keys:
             points = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))]
             if points:
                 xs, ys = zip(*points, strict=True)
                 ax.plot(xs, ys, marker="o" if len(points) < 30 else None, ms=3, label=key)
+                drawn = True
         ax.set_xlabel("step")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        if drawn:
+            ax.legend(fontsize=8)
+        else:  # e.g. ArCHer's actor before its first update; legend() would warn
+            ax.set_title(f"{', '.join(keys)}: not logged yet", fontsize=8)
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -48,6 +48,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turngym.extras import require_installed
 from turngym.hf_compat import quiet
 from turngym.sdk import advantages as adv_fns
 from turngym.sdk.batches import (
@@ -97,6 +98,7 @@ class GRPOTrainer:
     """
 
     def __init__(self, config: GRPOConfig, env_fn: Callable[[], Any] | None = None) -> None:
+        require_installed("llm", "GRPOTrainer", ("torch", "transformers", "safetensors", "peft"))
         import torch
 
         from turngym.sdk.backends.hf import HFPolicy
@@ -388,7 +390,7 @@ class GRPOTrainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         if not seqs:
-            return {"loss": 0.0, "grad_norm": 0.0, "clip_fraction": 0.0, "kl": 0.0, "lr": lr}
+            return {"loss": 0.0, "grad_norm": 0.0, "clip_fraction": 0.0, "lr": lr}
         updates = c.epochs * c.minibatches
         # Before train(): dropout in these passes would make two runs over the same
         # tokens disagree, and the ratios and KL would measure that noise.
@@ -434,8 +436,13 @@ class GRPOTrainer:
         c = self.config
         tokens = sum(sum(seqs[i].loss_mask) for i in mini)
         self.optimizer.zero_grad(set_to_none=True)
-        sums = {"loss": 0.0, "clip_fraction": 0.0, "kl": 0.0, "entropy": 0.0}
+        sums = {"loss": 0.0, "clip_fraction": 0.0}
         want_entropy = c.entropy_coef > 0
+        # A metric that was not computed stays out of the log (a 0.0 would read as measured).
+        if c.beta > 0:
+            sums["kl"] = 0.0
+        if want_entropy:
+            sums["entropy"] = 0.0
         # Longest first in micro-batches of similar length: little padding.
         mini = sorted(mini, key=lambda i: len(seqs[i].input_ids), reverse=True)
         world = self.dp.world if self.dp is not None else 1
@@ -483,9 +490,10 @@ class GRPOTrainer:
                 (loss * (share * scale)).backward()
             sums["loss"] += float(loss.detach()) * share
             sums["clip_fraction"] += metrics["clip_fraction"] * share
-            sums["kl"] += metrics["kl"] * share
+            if c.beta > 0:
+                sums["kl"] += metrics["kl"] * share
             per_token = counts / max(tokens, 1)
-            if entropy is not None:
+            if want_entropy and entropy is not None:
                 sums["entropy"] += float((entropy.detach() * mask).sum()) * per_token
             if is_w is not None:
                 sums["tis_weight"] = (

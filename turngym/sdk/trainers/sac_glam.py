@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from turngym.agents.llm import CandidateAgent
+from turngym.extras import require_installed
 from turngym.hf_compat import quiet
 from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
@@ -272,6 +273,7 @@ class SACGLAMTrainer:
     """
 
     def __init__(self, config: SACGLAMConfig, env_fn: Callable[[], Any] | None = None) -> None:
+        require_installed("llm", "SACGLAMTrainer", ("torch", "transformers", "safetensors", "peft"))
         import torch
 
         from turngym.sdk.backends.hf import HFPolicy

@@ -14,10 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from werkzeug.exceptions import NotFound
-from werkzeug.routing import Map, Rule
-from werkzeug.utils import redirect
-from werkzeug.wrappers import Request, Response
+from turngym.extras import needs_extra
+
+with needs_extra("web", "a web env"):
+    from werkzeug.exceptions import NotFound
+    from werkzeug.routing import Map, Rule
+    from werkzeug.utils import redirect
+    from werkzeug.wrappers import Request, Response
 
 from turngym.envs.web.sites.admin.data import STATUSES
 from turngym.envs.web.sites.pages import (

@@ -15,10 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from werkzeug.exceptions import Forbidden, NotFound
-from werkzeug.routing import Map, Rule
-from werkzeug.utils import redirect
-from werkzeug.wrappers import Request, Response
+from turngym.extras import needs_extra
+
+with needs_extra("web", "a web env"):
+    from werkzeug.exceptions import Forbidden, NotFound
+    from werkzeug.routing import Map, Rule
+    from werkzeug.utils import redirect
+    from werkzeug.wrappers import Request, Response
 
 from turngym.envs.web.sites.forum.data import ME
 from turngym.envs.web.sites.pages import (

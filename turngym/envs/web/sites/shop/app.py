@@ -24,10 +24,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from werkzeug.exceptions import HTTPException, NotFound
-from werkzeug.routing import Map, Rule
-from werkzeug.utils import redirect
-from werkzeug.wrappers import Request, Response
+from turngym.extras import needs_extra
+
+with needs_extra("web", "a web env"):
+    from werkzeug.exceptions import HTTPException, NotFound
+    from werkzeug.routing import Map, Rule
+    from werkzeug.utils import redirect
+    from werkzeug.wrappers import Request, Response
 
 from turngym.envs.web.sites.shop.catalog import Product, format_price
 from turngym.envs.web.sites.shop.search import RESULTS_PER_PAGE, shop_index
