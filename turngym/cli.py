@@ -502,6 +502,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     for flag, value in [
         ("--max-prompts", args.max_prompts),
         ("--max-model-len", args.max_model_len),
+        ("--max-choices", args.max_choices),
+        ("--max-choice-chars", args.max_choice_chars),
     ]:
         if value is not None and value < 1:
             raise CliError(f"{flag} must be >= 1, got {value}")
@@ -515,6 +517,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             max_model_len=args.max_model_len,
             max_prompts=args.max_prompts,
             max_body_bytes=max(int(args.max_body_mb * (1 << 20)), 1),
+            max_choices=args.max_choices,
+            max_choice_chars=args.max_choice_chars,
         )
         serve(
             args.model,
@@ -744,6 +748,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-prompts", type=int, default=256, help="most prompts in one request")
     p.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body, MiB")
+    p.add_argument(
+        "--max-choices",
+        type=int,
+        default=8192,
+        help="guided choice: most choices in one request (structured_outputs.choice)",
+    )
+    p.add_argument(
+        "--max-choice-chars",
+        type=int,
+        default=1 << 18,
+        help="guided choice: most characters of one request's choices together",
+    )
     p.set_defaults(fn=_cmd_serve)
 
     p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer)")

@@ -133,6 +133,16 @@ def test_concurrent_requests_are_batched(served, client):
         ("/completions", [1, 2], "JSON object"),
         ("/chat/completions", {"messages": []}, "messages"),
         ("/chat/completions", {"messages": [{"role": "user"}]}, "content"),
+        ("/completions", {"prompt": "x", "guided_choice": []}, "non-empty list"),
+        ("/completions", {"prompt": "x", "guided_choice": ["a", ""]}, "non-empty strings"),
+        ("/completions", {"prompt": "x", "guided_choice": "left"}, "list of strings"),
+        ("/completions", {"prompt": "x", "structured_outputs": ["a"]}, '{"choice"'),
+        ("/completions", {"prompt": "x", "structured_outputs": {"regex": "a+"}}, "choice only"),
+        (
+            "/completions",
+            {"prompt": "x", "guided_choice": ["a"], "structured_outputs": {"choice": ["a"]}},
+            "give guided choice once",
+        ),
     ],
 )
 def test_bad_requests_get_openai_style_400(client, path, body, message):
@@ -143,6 +153,28 @@ def test_bad_requests_get_openai_style_400(client, path, body, message):
     assert reply.status_code == 400
     error = reply.json()["error"]
     assert message in error["message"] and error["type"] == "invalid_request_error"
+
+
+@pytest.mark.parametrize(
+    "field",
+    [{"structured_outputs": {"choice": ["left", "right", "down"]}}, {"guided_choice": ["down"]}],
+    ids=["structured_outputs", "guided_choice"],
+)
+def test_guided_choice_in_vllms_fields(client, field):
+    allowed = next(iter(field.values()))
+    allowed = allowed["choice"] if isinstance(allowed, dict) else allowed
+    body = {"prompt": ["Move left", "Answer:"], "max_tokens": 1, "temperature": 0, **field}
+    reply = client.post("/completions", json={**body, "logprobs": 1}).json()
+    for choice in reply["choices"]:
+        # a choice is decoded whole (EOS included), past max_tokens, and nothing else
+        assert choice["text"] in allowed and choice["finish_reason"] == "stop"
+        assert len(choice["logprobs"]["token_logprobs"]) == len(choice["token_ids"]) > 1
+        assert all(lp <= 0 for lp in choice["logprobs"]["token_logprobs"])
+    chat = client.post(
+        "/chat/completions",
+        json={"messages": [{"role": "user", "content": "Go"}], "temperature": 0, **field},
+    ).json()
+    assert chat["choices"][0]["message"]["content"] in allowed
 
 
 def test_unknown_model_and_route(client):

@@ -212,6 +212,25 @@ def test_the_prompts_of_one_request_are_capped(served, client):
 
 
 @pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        ({"guided_choice": ["left"] * 8193}, "at most 8192"),
+        ({"structured_outputs": {"choice": ["x" * 1000] * 300}}, "at most 262,144"),
+        ({"guided_choice": [" ".join(f"w{i}" for i in range(1500))]}, "longest choice"),
+    ],
+    ids=["8193-choices", "300k-characters", "a-choice-past-the-context"],
+)
+def test_hostile_guided_choice_is_refused_at_once(served, client, field, message):
+    before = _model_calls(served)
+    reply = client.post("/completions", json={"prompt": "Move left", "max_tokens": 1, **field})
+    assert reply.status_code == 400, reply.text[:300]
+    error = _error(reply)
+    assert error["param"] == next(iter(field)) and message in error["message"]
+    assert _model_calls(served) == before  # refused before the model saw it
+    _honest(client)
+
+
+@pytest.mark.parametrize(
     "body",
     [
         b"[" * 100_000 + b"]" * 100_000,

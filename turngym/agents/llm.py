@@ -141,8 +141,11 @@ class LLMAgent(_PolicyAgent):
             messages joined by blank lines (base models).
         constrained: guided choice: when the env lists ``info["legal_actions"]``, decode
             only one of them (``turngym.sdk.choices``; the policy's ``generate`` must take
-            ``choices=``, as ``HFPolicy`` does). The Turn records the candidates and
-            ``constrained=True`` so trainers rebuild the same restricted distribution.
+            ``choices=``, as ``HFPolicy`` and ``OpenAIPolicy`` do). The Turn records the
+            candidates and ``constrained=True`` so trainers rebuild the same restricted
+            distribution. A generation the backend says it could not guide
+            (``extra["guided"] is False``: a server without guided choice) is parsed
+            as free text, and its Turn is not constrained.
 
     Example (with a model saved by ``turngym.sdk.models.build_tiny_model``)::
 
@@ -208,7 +211,8 @@ class LLMAgent(_PolicyAgent):
                     raise
                 raise PolicyError(
                     f"{type(self.policy).__name__}.generate does not take choices=: guided "
-                    "choice (constrained=True) needs a backend that does, such as HFPolicy"
+                    "choice (constrained=True) needs a backend that does, such as HFPolicy "
+                    "or OpenAIPolicy"
                 ) from None
         else:
             generations = self.policy.generate(prompts, self._params())
@@ -221,6 +225,8 @@ class LLMAgent(_PolicyAgent):
         for o, info, prompt, gen, cands in zip(
             obs, infos, prompts, generations, legal, strict=True
         ):
+            if cands is not None and gen.extra.get("guided") is False:
+                cands = None  # a server that cannot guide (OpenAIPolicy warned): free text
             if cands is not None:
                 action = self._chosen(cands, gen.token_ids)
             else:

@@ -5,7 +5,9 @@ human); a model agent needs a policy backend from this layer, so its name is res
 here: an ``LLMAgent`` over ``HFPolicy(DIR)`` or ``OpenAIPolicy(URL)``, greedy unless
 ``sampling=`` says otherwise. A directory a turngym trainer wrote (``final/``) holds
 ``turngym_agent.json``: how the model was trained to act (guided choice, system
-prompt), which become the agent's defaults.
+prompt), which become the agent's defaults; ``turngym serve`` passes them on to
+``openai:URL`` agents (``OpenAIPolicy.agent_settings``), so a trained model acts the same
+served or in-process.
 """
 
 from __future__ import annotations
@@ -48,6 +50,17 @@ def trained_agent_settings(model_dir: str | Path) -> dict[str, Any]:
     return data
 
 
+def _checked(settings: dict[str, Any], where: str) -> dict[str, Any]:
+    """A server's ``turngym_agent`` settings, held to the keys a trained dir may set."""
+    known = {"constrained", "system_prompt"}
+    if set(settings) - known:
+        raise ValueError(
+            f"the server at {where} sends agent settings {sorted(settings)}; "
+            f"expected keys among {sorted(known)}"
+        )
+    return settings
+
+
 def make_agent(kind: str, env: gym.Env | None, seed: int | None = None, **kwargs: Any) -> Agent:
     """Build an agent by name: ``random``, ``expert``, ``human``, ``hf:DIR`` or ``openai:URL``.
 
@@ -86,7 +99,10 @@ def make_agent(kind: str, env: gym.Env | None, seed: int | None = None, **kwargs
         else:
             from turngym.sdk.backends.openai import OpenAIPolicy
 
-            policy = OpenAIPolicy(where)
+            remote = OpenAIPolicy(where)
+            policy = remote
+            for key, value in _checked(remote.agent_settings(), where).items():
+                kwargs.setdefault(key, value)
         return LLMAgent(policy, **kwargs)
     except PolicyError as error:
         raise ValueError(str(error)) from None

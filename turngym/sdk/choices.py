@@ -77,14 +77,22 @@ class ChoiceTree:
 def choice_token_ids(tokenizer: Any, candidates: Sequence[str], end_id: int) -> list[list[int]]:
     """Each candidate action's tokens (as the tokenizer writes it alone) plus ``end_id``.
 
+    ``LLMAgent`` (in-process guided choice) and ``turngym serve`` (a request's
+    ``structured_outputs.choice``) both build their choices here, so a model decodes
+    among the same token sequences in either place.
+
     Raises:
         ValueError: a candidate encodes to no tokens.
 
     """
+    texts = [str(text) for text in candidates]
+    if not texts:
+        return []
+    # One batched call: a fast tokenizer encodes each text as it would alone.
+    encoded = tokenizer(texts, add_special_tokens=False)["input_ids"]
     out = []
-    for text in candidates:
-        ids = [int(t) for t in tokenizer(str(text), add_special_tokens=False)["input_ids"]]
-        if not ids:
+    for text, row in zip(texts, encoded, strict=True):
+        if not row:
             raise ValueError(f"the candidate action {text!r} has no tokens")
-        out.append([*ids, int(end_id)])
+        out.append([*(int(t) for t in row), int(end_id)])
     return out

@@ -8,6 +8,16 @@ Requests that arrive together are merged into one ``policy.generate`` call by
 model. Replies add ``choices[i].token_ids`` (the generated token ids) to the OpenAI
 shape; ``OpenAIPolicy`` reads them.
 
+Guided choice takes vLLM's request fields, ``structured_outputs: {"choice": [...]}``
+(vLLM 0.11 and later) or ``guided_choice: [...]`` (earlier): each prompt then decodes
+exactly one of the choices, tokenized and constrained as ``LLMAgent(constrained=True)``
+does in-process (``turngym.sdk.choices``: each choice's own tokens plus EOS, the model's
+distribution renormalised over the tokens that continue a choice), and its log-probs
+are those of that renormalised distribution. A guided row runs until its choice is
+whole, past ``max_tokens`` if a choice is longer. ``/v1/models`` also carries the served
+dir's ``turngym_agent.json`` (how a trained model acts: guided choice, system prompt)
+as ``turngym_agent``, so ``--agent openai:URL`` acts like ``--agent hf:DIR``.
+
 Hostile requests: every size is checked before the work it bounds (serve_limits.py), a
 client that disconnects has its queued request dropped and its running generation
 stopped, and with an API key (serve_auth.py) every endpoint wants
@@ -37,6 +47,7 @@ from turngym.sdk.serve_auth import RequireKey, check_exposure, checked_key
 from turngym.sdk.serve_auth import api_key as api_key_of
 from turngym.sdk.serve_batcher import Batcher, BatchStats, prompt_logprobs
 from turngym.sdk.serve_limits import (
+    CHOICE_FIELDS,
     BadRequest,
     RequestRules,
     ServeLimits,
@@ -118,7 +129,8 @@ def build_app(
         policy: the policy (its ``tokenizer`` parses prompts; the context length comes
             from its model config unless ``limits.max_model_len`` gives one).
         model_name: the id clients see.
-        root: the model dir reported by ``/v1/models`` (clients load its tokenizer).
+        root: the model dir reported by ``/v1/models`` (clients load its tokenizer); its
+            ``turngym_agent.json``, if any, is served there as ``turngym_agent``.
         max_batch_size: the most prompts in one policy call.
         batch_wait_ms: how long an idle server gathers requests into a first batch.
         accept_weight_updates: also answer ``POST /v1/update_weights`` with
@@ -132,7 +144,8 @@ def build_app(
         limits: what one request may ask for (``ServeLimits()``: the defaults).
 
     Raises:
-        PolicyError: the context length is unknown, or the policy cannot load weights.
+        PolicyError: the context length is unknown, the policy cannot load weights, or
+            the root's ``turngym_agent.json`` is malformed.
 
     >>> app = build_app(policy, "tiny")  # doctest: +SKIP
     >>> uvicorn.run(app, port=8000)  # doctest: +SKIP
@@ -152,6 +165,7 @@ def build_app(
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="turngym-parse")
     weights = _weights_dir(policy, weights_dir) if accept_weight_updates else None
     created = int(time.time())
+    agent_settings = _agent_settings(root)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -238,6 +252,8 @@ def build_app(
         }
         if root is not None:
             entry["root"] = root
+        if agent_settings:
+            entry["turngym_agent"] = agent_settings
         return {"object": "list", "data": [entry]}
 
     def taking_weights() -> WeightsDir:
@@ -288,9 +304,10 @@ def build_app(
         params = rules.sampling(body, max_tokens)
         echo = bool(body.get("echo", False))
         logprobs = rules.logprobs(body)
+        choices = await guided(body, prompts)
         gens: list[Generation | None] = [None] * len(prompts)
         if max_tokens > 0:
-            gens = list(await batcher.generate(prompts, params, client))
+            gens = list(await batcher.generate(prompts, params, client, choices))
         echoed = None
         if echo and logprobs is not None:
             echoed = await batcher.prompt_logprobs(prompts, client)
@@ -350,6 +367,20 @@ def build_app(
             },
         }
 
+    async def guided(body: dict[str, Any], prompts: list[list[int]]) -> list[list[int]] | None:
+        """The token sequences a request's guided choice allows (None: free decoding)."""
+        texts = rules.choices(body)
+        if texts is None:
+            return None
+        param = next(f for f in CHOICE_FIELDS if body.get(f) is not None)
+        if not batcher.guided:
+            raise BadRequest(
+                f"{param}: guided choice is not supported by this server's policy "
+                f"({type(policy).__name__}.generate takes no choices=)",
+                param,
+            )
+        return await in_pool(rules.choice_ids, texts, prompts, param)
+
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> dict[str, Any]:
         body = await read_body(request)
@@ -369,7 +400,10 @@ def build_app(
         prompt = await in_pool(render, messages)
         max_tokens = rules.max_tokens(body, [prompt], "max_completion_tokens", "max_tokens")
         params = rules.sampling(body, max_tokens)
-        gen = (await batcher.generate([prompt], params, client))[0] if max_tokens > 0 else None
+        choices = await guided(body, [prompt])
+        gen = None
+        if max_tokens > 0:
+            gen = (await batcher.generate([prompt], params, client, choices))[0]
         ids = gen.token_ids if gen else []
         lp_content = None
         if body.get("logprobs"):
@@ -402,6 +436,18 @@ def build_app(
         }
 
     return app
+
+
+def _agent_settings(root: str | None) -> dict[str, Any]:
+    """The served dir's ``turngym_agent.json`` settings ({} when there are none)."""
+    if root is None:
+        return {}
+    from turngym.sdk.agents import trained_agent_settings
+
+    try:
+        return trained_agent_settings(root)
+    except ValueError as error:
+        raise PolicyError(str(error)) from None
 
 
 def _weights_dir(policy: Policy, weights_dir: str | Path | None) -> WeightsDir:

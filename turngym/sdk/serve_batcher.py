@@ -86,6 +86,8 @@ class _Job:
     client: str
     mergeable: bool
     seq: int  # arrival order
+    choices: list[list[list[int]] | None] | None = None
+    """guided choice: per prompt, the token sequences it must produce one of (or None)"""
     cancelled: bool = False
     """its client left: dropped from the queue, or its rows stopped if running"""
 
@@ -139,7 +141,8 @@ class Batcher:
     prompts are served in parts. The policy runs on one worker thread (models are not
     thread-safe), off the event loop. A request whose caller is cancelled (its client
     left) leaves the queue; if it is running, a policy whose ``generate`` takes
-    ``should_stop`` (``HFPolicy``) stops its rows at the next token.
+    ``should_stop`` (``HFPolicy``) stops its rows at the next token. Guided choice is per
+    prompt, so requests with different choices (or none) still share a call.
 
     >>> batcher = Batcher(policy, max_batch_size=8)  # doctest: +SKIP
     >>> await batcher.start()  # doctest: +SKIP
@@ -161,9 +164,12 @@ class Batcher:
         self._task: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
         try:
-            self._stoppable = "should_stop" in inspect.signature(policy.generate).parameters
+            parameters = inspect.signature(policy.generate).parameters
         except (TypeError, ValueError):  # a builtin or a mock without a signature
-            self._stoppable = False
+            parameters = {}  # type: ignore[assignment]
+        self._stoppable = "should_stop" in parameters
+        self.guided = "choices" in parameters
+        """whether the policy's ``generate`` takes ``choices=`` (guided choice)"""
 
     async def start(self) -> None:
         """Start the worker task on the running event loop."""
@@ -181,10 +187,20 @@ class Batcher:
             self._executor.shutdown(wait=False)
 
     async def generate(
-        self, prompts: list[list[int]], params: SamplingParams, client: str = ""
+        self,
+        prompts: list[list[int]],
+        params: SamplingParams,
+        client: str = "",
+        choices: list[list[int]] | None = None,
     ) -> list[Generation]:
-        """``policy.generate(prompts, params)``, possibly batched with other requests."""
-        result: list[Generation] = await self._submit("generate", prompts, params, client)
+        """``policy.generate(prompts, params)``, possibly batched with other requests.
+
+        ``choices``: guided choice, the token sequences every prompt of this request must
+        produce one of (needs a policy whose ``generate`` takes ``choices=``).
+        """
+        if choices is not None and not self.guided:
+            raise ValueError(f"{type(self.policy).__name__}.generate does not take choices=")
+        result: list[Generation] = await self._submit("generate", prompts, params, client, choices)
         return result
 
     async def prompt_logprobs(
@@ -200,7 +216,14 @@ class Batcher:
             raise RuntimeError("Batcher.start() was not called")
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
 
-    async def _submit(self, kind: str, prompts: list[list[int]], params: Any, client: str) -> Any:
+    async def _submit(
+        self,
+        kind: str,
+        prompts: list[list[int]],
+        params: Any,
+        client: str,
+        choices: list[list[int]] | None = None,
+    ) -> Any:
         if self._ready is None:
             raise RuntimeError("Batcher.start() was not called")
         loop = asyncio.get_running_loop()
@@ -211,7 +234,10 @@ class Batcher:
             self._arrivals += 1
             future = loop.create_future()
             part = prompts[i : i + size]
-            jobs.append(_Job(kind, part, params, future, client, mergeable, self._arrivals))
+            job = _Job(kind, part, params, future, client, mergeable, self._arrivals)
+            if choices is not None:
+                job.choices = [choices] * len(part)
+            jobs.append(job)
         self._queues.setdefault(client, deque()).extend(jobs)
         self.stats.queued += len(jobs)
         self._ready.set()
@@ -293,6 +319,10 @@ class Batcher:
             options: dict[str, Any] = {}
             if self._stoppable:
                 options["should_stop"] = lambda i: owners[i].cancelled
+            if any(job.choices is not None for job in jobs):
+                options["choices"] = [
+                    c for job in jobs for c in (job.choices or [None] * len(job.prompts))
+                ]
 
             def work() -> list[Any]:
                 return list(self.policy.generate(prompts, params, **options))

@@ -5,8 +5,11 @@ before the work it bounds: the body's bytes before they are read (``Content-Leng
 and while they are (a chunked body), its JSON nesting right after parsing, a text
 prompt's characters before it is tokenized (a text longer than the model's context times
 its longest token cannot fit), its tokens against the context before the model sees it,
-and ``max_tokens`` against the room the context leaves. A refusal is a ``BadRequest``
-(HTTP 400, or 413 for a body) whose message names the limit and the fix.
+and ``max_tokens`` against the room the context leaves. Guided choice (vLLM's
+``structured_outputs: {"choice": [...]}`` or its older ``guided_choice``) is held to a
+number of choices and their characters before any is tokenized, and its longest choice
+to the room the prompt leaves. A refusal is a ``BadRequest`` (HTTP 400, or 413 for a
+body) whose message names the limit and the fix.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from turngym.sdk.policy import PolicyError, SamplingParams
 
 __all__ = [
+    "CHOICE_FIELDS",
     "BadRequest",
     "RequestRules",
     "ServeLimits",
@@ -34,6 +38,8 @@ MAX_STOP = 16
 """The most stop strings one request may give."""
 MAX_STOP_CHARS = 256
 """The longest stop string (the policy decodes about four tokens a character per step)."""
+CHOICE_FIELDS = ("structured_outputs", "guided_choice")
+"""The request fields that carry guided choice: vLLM's current one, then its older one."""
 MAX_SEED = 2**63
 """Seeds are taken from ``-MAX_SEED`` to ``MAX_SEED - 1``."""
 _CONTEXT_FIELDS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
@@ -64,9 +70,19 @@ class ServeLimits:
     """bytes of one request body"""
     max_json_depth: int = 64
     """how deeply the request's JSON may nest"""
+    max_choices: int = 8192
+    """guided choice: choices in one request (Wordle lists 4,667 legal words)"""
+    max_choice_chars: int = 1 << 18
+    """guided choice: characters of all the choices of one request together"""
 
     def __post_init__(self) -> None:
-        for name in ("max_prompts", "max_body_bytes", "max_json_depth"):
+        for name in (
+            "max_prompts",
+            "max_body_bytes",
+            "max_json_depth",
+            "max_choices",
+            "max_choice_chars",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
@@ -391,6 +407,87 @@ class RequestRules:
             )
         except ValueError as error:
             raise BadRequest(str(error)) from None
+
+    def choices(self, body: dict[str, Any]) -> list[str] | None:
+        """The guided-choice strings of a request, or None when it asks for none.
+
+        Read from ``structured_outputs.choice`` (vLLM 0.11 and later) or ``guided_choice``
+        (earlier vLLM); counted and measured before anything is tokenized.
+        """
+        outputs, legacy = body.get("structured_outputs"), body.get("guided_choice")
+        if outputs is not None and legacy is not None:
+            raise BadRequest(
+                "give guided choice once: structured_outputs.choice or guided_choice",
+                "guided_choice",
+            )
+        param = "guided_choice"
+        value = legacy
+        if outputs is not None:
+            param = "structured_outputs"
+            if not isinstance(outputs, dict):
+                raise BadRequest(
+                    'structured_outputs must be an object like {"choice": [...]}', param
+                )
+            other = sorted(k for k, v in outputs.items() if k != "choice" and v is not None)
+            if other:
+                raise BadRequest(
+                    f"turngym serve supports structured_outputs.choice only, got "
+                    f"{clipped_repr(', '.join(other))}",
+                    param,
+                )
+            value = outputs.get("choice")
+        if value is None:
+            return None
+        limits = self.limits
+        if not isinstance(value, list) or not value:
+            raise BadRequest(f"{param} choice must be a non-empty list of strings", param)
+        if len(value) > limits.max_choices:
+            raise BadRequest(
+                f"{param} has {len(value)} choices; send at most {limits.max_choices} "
+                "(turngym serve --max-choices)",
+                param,
+            )
+        if not all(isinstance(c, str) and c for c in value):
+            raise BadRequest(f"{param} choices must be non-empty strings", param)
+        chars = sum(len(c) for c in value)
+        if chars > limits.max_choice_chars:
+            raise BadRequest(
+                f"the {param} choices have {chars:,} characters; send at most "
+                f"{limits.max_choice_chars:,} (turngym serve --max-choice-chars)",
+                param,
+            )
+        for c in value:
+            _check_encodable(c, "a choice", param)
+        return list(value)
+
+    def choice_ids(
+        self, choices: Sequence[str], prompts: Sequence[Sequence[int]], param: str
+    ) -> list[list[int]]:
+        """Each choice's tokens plus EOS, as ``LLMAgent`` builds them, within the context.
+
+        Raises:
+            BadRequest: the tokenizer has no EOS to end a choice, or the longest choice
+                does not fit after the longest prompt.
+
+        """
+        from turngym.sdk.choices import choice_token_ids
+
+        end = self.tokenizer.eos_token_id
+        if end is None:
+            raise BadRequest("guided choice needs an EOS token, and this model has none", param)
+        try:
+            ids = choice_token_ids(self.tokenizer, choices, int(end))
+        except ValueError as error:
+            raise BadRequest(str(error), param) from None
+        room = self.context - max(len(p) for p in prompts)
+        longest = max(len(c) for c in ids)
+        if longest > room:
+            raise BadRequest(
+                f"the longest choice is {longest} tokens (EOS included) but the context of "
+                f"{self.context} tokens leaves {room} after the prompt; shorten it",
+                param,
+            )
+        return ids
 
     def logprobs(self, body: dict[str, Any]) -> int | None:
         """The completions ``logprobs`` field: None or 0..20."""

@@ -209,6 +209,30 @@ def test_the_server_listens_on_no_tcp_port(env):
     assert 6000 + number not in listening
 
 
+def test_set_of_marks_tags_the_widgets_a_click_acts_on():
+    env = gym.make("turngym/gui.notes-create-v0", set_of_marks=True)
+    try:
+        obs, info = env.reset(seed=0)
+        marks = env.unwrapped.marks
+        widgets = info["widgets"]
+        assert set(marks) == {w["index"] for w in widgets if w["role"] != "label"}
+        assert any(w["role"] == "label" for w in widgets)  # left bare: they take no click
+        for w in widgets:
+            if w["index"] in marks:
+                tag = marks[w["index"]][0]
+                x1, y1 = w["x"] + w["w"], w["y"] + w["h"]
+                assert not (tag[0] < x1 and w["x"] < tag[2] and tag[1] < y1 and w["y"] < tag[3])
+                patch = obs["screenshot"][tag[1] : tag[3], tag[0] : tag[2]].reshape(-1, 3)
+                assert (patch == (255, 0, 64)).all(axis=1).mean() > 0.4
+        title = _widget(env, "entry", "Title")
+        assert title["index"] in marks
+        env.step(f"click({title['index']})")  # the marked id clicks the field
+        env.step('type("marked")')
+        assert env.unwrapped.app_state["notes"]["title"] == "marked"
+    finally:
+        env.close()
+
+
 def test_rgb_array_render_and_text_only_mode():
     made = DesktopEnv("notes-delete", screenshot=False, render_mode="rgb_array")
     try:

@@ -387,6 +387,24 @@ def test_screenshot_shows_the_layout():
     assert tuple(shot[2, 2]) != tuple(shot[-2, 2])  # title bar over the background
 
 
+def test_set_of_marks_tags_every_widget_outside_its_box_and_the_ids_click():
+    plain = gym.make(ID)
+    env = gym.make(ID, set_of_marks=True)
+    obs, info = env.reset(seed=3)
+    bare, _ = plain.reset(seed=3)
+    marks = env.unwrapped.marks
+    assert obs["text"] == bare["text"] and not np.array_equal(obs["screenshot"], bare["screenshot"])
+    assert set(marks) == {w["index"] for w in info["widgets"]}
+    for w in info["widgets"]:
+        tag, box = marks[w["index"]]
+        assert box == (w["x"], w["y"], w["w"], w["h"])
+        x1, y1 = w["x"] + w["w"], w["y"] + w["h"]
+        assert not (tag[0] < x1 and w["x"] < tag[2] and tag[1] < y1 and w["y"] < tag[3])
+    icon = next(w for w in info["widgets"] if w["role"] == "icon")
+    _, _, _, _, after = env.step(f"click({icon['index']})")  # a marked id is a click
+    assert after["screen"] == icon["name"] and env.unwrapped.marks != marks
+
+
 def test_returned_screenshot_cannot_corrupt_the_cache():
     env = gym.make(ID, render_mode="rgb_array")
     obs, _ = env.reset(seed=0)

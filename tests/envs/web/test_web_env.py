@@ -218,6 +218,72 @@ def test_screenshots_and_set_of_marks():
         marked.close()
 
 
+_TEXT_BOX = """function () {
+  const range = document.createRange();
+  range.selectNodeContents(this);
+  const r = range.getBoundingClientRect();
+  const b = r.width && r.height ? r : this.getBoundingClientRect();  // a field: its box
+  return [b.left, b.top, b.right, b.bottom];
+}"""
+
+
+def _text_box(env, element_id: int) -> list[float]:
+    """Where the element's text is on the screenshot (CSS pixels, device scale 1)."""
+    page = env._page
+
+    async def read() -> list[float]:
+        node = await page._cdp.send(
+            "DOM.resolveNode", {"backendNodeId": page.ax.backend_id(element_id)}
+        )
+        reply = await page._cdp.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": node["object"]["objectId"],
+                "functionDeclaration": _TEXT_BOX,
+                "returnByValue": True,
+            },
+        )
+        return reply["result"]["value"]
+
+    return env._host.run(read())
+
+
+def test_set_of_marks_boxes_only_targets_and_keeps_tags_off_their_text():
+    from turngym.envs.web.axtree import ACTIONABLE_ROLES
+
+    env = ToyEnv(set_of_marks=True, viewport=(640, 480))
+    try:
+        env.reset(seed=0)
+        obs, *_ = env.step('goto("/marks")')
+        text, marks = obs["text"], env.marks
+        targets = {
+            _id(text, "link", "Home"),  # at the top-left corner: no room above it
+            _id(text, "link", "Form"),
+            _id(text, "button", "Press"),
+            _id(text, "textbox", "Name"),
+            _id(text, "combobox", ""),
+            _id(text, "textbox", ""),  # the textarea
+            _id(text, "generic", "Handler"),  # a div with a click handler
+        }
+        containers = [("navigation", ""), ("paragraph", ""), ("list", ""), ("listitem", "")]
+        containers += [("region", "Region"), ("heading", "Marks")]
+        assert set(marks) == targets
+        assert not {_id(text, role, name) for role, name in containers} & set(marks)
+        for k, (tag, _box) in marks.items():
+            x0, y0, x1, y1 = _text_box(env, k)
+            assert not (tag[0] < x1 and x0 < tag[2] and tag[1] < y1 and y0 < tag[3]), (k, tag)
+            assert 0 <= tag[0] < tag[2] <= 640 and 0 <= tag[1] < tag[3] <= 480
+            patch = obs["screenshot"][tag[1] : tag[3], tag[0] : tag[2]].reshape(-1, 3)
+            assert (patch == (255, 0, 64)).all(axis=1).mean() > 0.4  # the tag is drawn
+            role = env._page.ax.role(k)
+            assert role in ACTIONABLE_ROLES or role == "generic"  # generic: a click handler
+        handler = _id(text, "generic", "Handler")
+        obs, *_ = env.step(f"click({handler})")
+        assert "StaticText 'done'" in obs["text"]  # the marked id is a working click
+    finally:
+        env.close()
+
+
 def test_conformance():
     check_text_env(lambda **kw: ToyEnv(**kw), n_fuzz=1000, reset_episodes=10, expert=SiteOracle)
 

@@ -66,6 +66,15 @@ class ToySite:
                     ' p.textContent = +p.textContent + 1">Click me</button>'
                 )
                 title = "Clicker"
+            elif request.path == "/marks":  # set-of-marks: what is boxed, what is not
+                body = (
+                    "<p>A paragraph of plain text.</p><ul><li>first item</li>"
+                    "<li>second item</li></ul><section aria-label=Region>In a region</section>"
+                    "<button>Press</button> <input placeholder=Name> <select><option>one"
+                    "</option></select> <textarea>notes</textarea> <div tabindex=0 "
+                    "aria-label=Handler onclick=\"this.textContent = 'done'\">Handler</div>"
+                )
+                title = "Marks"
             elif request.path == "/leak":
                 body = (
                     '<img src="http://192.0.2.1/pixel.png" alt="pixel">'

@@ -35,6 +35,7 @@ class Scripted:
         self.delay = delay
         self.posts = 0
         self.replied = 0  # POSTs answered (after the delay)
+        self.bodies: list[bytes] = []  # what each POST sent
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -53,7 +54,7 @@ class Scripted:
                 self._send(200, "application/json", json.dumps(MODELS))
 
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.bodies.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 n = outer.posts
                 outer.posts += 1
                 time.sleep(outer.delay)
@@ -392,3 +393,102 @@ def test_readme_example_runs_against_the_server(served, capsys):
     code = code.replace("http://127.0.0.1:8000/v1", served.url)
     exec(compile(code, "README.md", "exec"), {})
     assert "[" in capsys.readouterr().out
+
+
+# -- guided choice ------------------------------------------------------------------------
+
+
+def _choices(tokenizer, actions):
+    from turngym.sdk.choices import choice_token_ids
+
+    return choice_token_ids(tokenizer, actions, tokenizer.eos_token_id)
+
+
+def test_guided_choice_through_the_server_matches_the_local_policy(local, remote):
+    prompts = _prompts(local.tokenizer)
+    actions = [["left", "right", "down the lake"], None, ["crane", "slate", "adieu", "up"]]
+    choices = [None if a is None else _choices(local.tokenizer, a) for a in actions]
+    greedy = SamplingParams(temperature=0, max_new_tokens=2)  # a choice is longer: it ends
+    got = remote.generate(prompts, greedy, choices=choices)  # one request per kind of row
+    _same(local.generate(prompts, greedy, choices=choices), got)
+    assert got[0].token_ids in choices[0] and got[2].token_ids in choices[2]
+    assert len(got[1].token_ids) == 2  # a free row keeps its own budget
+    assert [g.extra.get("guided") for g in got] == [True, None, True]
+    # Seeded sampling: a row's draws follow its index in the request, so the prompts of
+    # one request (the same choices) replay the local call exactly.
+    seeded = SamplingParams(temperature=1.0, top_k=3, max_new_tokens=8, seed=5)
+    same = [choices[2]] * 3
+    _same(local.generate(prompts, seeded, choices=same), remote.generate(prompts, seeded, same))
+
+
+def _free_text(n: int) -> Reply:
+    return 200, "application/json", _completion("banana split", [7, 8, 9])
+
+
+def test_a_server_that_ignores_guided_choice_gets_one_warning(scripted, tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    from turngym.agents import LLMAgent
+
+    tok = AutoTokenizer.from_pretrained(tiny_model_dir)
+    server = scripted(_free_text)
+    policy = _policy(server.url, model="m")
+    policy.tokenizer = tok
+    agent = LLMAgent(policy, constrained=True, chat=False, sampling=PARAMS)
+    info = {"legal_actions": ["left", "right"]}
+    with pytest.warns(UserWarning, match="does not do guided choice") as caught:
+        assert agent.act("Move", info) == "banana split"  # the server's free text
+    assert len(caught) == 1 and "\n" not in str(caught[0].message)
+    assert not agent.last_turns[0].constrained
+    sent = [json.loads(b) for b in server.bodies]
+    assert sent[0]["structured_outputs"] == {"choice": ["left", "right"]}
+    assert sent[1]["guided_choice"] == ["left", "right"]  # older vLLM's field, tried next
+    assert not {"structured_outputs", "guided_choice"} & set(sent[2])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once: no second warning
+        assert agent.act("Move", info) == "banana split"
+    assert not {"structured_outputs", "guided_choice"} & set(json.loads(server.bodies[-1]))
+    assert server.posts == 4
+
+
+def test_a_server_that_refuses_the_field_falls_back(scripted, tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_model_dir)
+
+    def replies(n: int) -> Reply:
+        if n < 2:
+            field = ["structured_outputs", "guided_choice"][n]
+            error = {"error": {"message": f"{field}: extra inputs are not permitted"}}
+            return 400, "application/json", json.dumps(error)
+        return _free_text(n)
+
+    server = scripted(replies)
+    policy = _policy(server.url, model="m")
+    policy.tokenizer = tok
+    with pytest.warns(UserWarning, match="refused guided_choice"):
+        (gen,) = policy.generate([[1, 2]], PARAMS, choices=[_choices(tok, ["left", "right"])])
+    assert gen.text == "banana split" and gen.extra["guided"] is False
+    # a 400 about something else is the caller's error, not a missing feature
+    other = scripted(lambda n: (400, "application/json", '{"error": {"message": "bad top_p"}}'))
+    policy = _policy(other.url, model="m")
+    policy.tokenizer = tok
+    message = _one_line_error(
+        lambda: policy.generate([[1]], PARAMS, choices=[_choices(tok, ["left"])])
+    )
+    assert "bad top_p" in message
+
+
+def test_a_choice_spelled_with_other_tokens_is_matched_by_its_text(scripted, tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_model_dir)
+    server = scripted(lambda n: (200, "application/json", _completion("right", [3, 4, 5])))
+    policy = _policy(server.url, model="m")
+    policy.tokenizer = tok
+    seqs = _choices(tok, ["left", "right"])
+    (gen,) = policy.generate([[1, 2]], PARAMS, choices=[seqs])
+    # vLLM's grammar may spell a choice with other tokens: the choice's own are reported
+    assert gen.token_ids == seqs[1] and gen.logprobs == [] and gen.extra["guided"] is True

@@ -8,7 +8,9 @@ sandbox with only the episode's folder writable. An action is faked through XTES
 X events it caused and reports its widget tree and state over its side channel, and
 the screen is grabbed (``mss``). The observation is ``{"text", "screenshot"}``: the
 text holds the task (first turn), the widget tree (``[N] role "name" (x, y, wxh)``,
-``[N]`` usable as ``click(N)``) and the last action's error.
+``[N]`` usable as ``click(N)``) and the last action's error. ``set_of_marks=True``
+also draws those ``[N]`` on the screenshot (``turngym.envs.marks``) for every widget a
+click acts on (labels, which only show text, are left bare).
 
 A task ends when its check passes (reward 1), on ``done()`` (reward 1 if it passes, else
 0), on ``fail()`` (0) or when the turns run out. If an app or the X server dies, the
@@ -71,6 +73,9 @@ class DesktopEnv(TextEnv[GUIAction]):
         size: the screen's (width, height).
         max_turns: truncate after this many turns (default: the template's).
         screenshot: observations are ``{"text", "screenshot"}`` dicts (else text only).
+        set_of_marks: outline every widget but labels on the screenshot and tag it with
+            its ``[N]`` (``click(N)`` clicks it), each tag outside the widget; implies
+            ``screenshot``; ``marks`` holds where they are.
         input_backend: ``"auto"`` (XTEST, else xdotool), ``"xtest"`` or ``"xdotool"``.
         wait_seconds: how long ``wait()`` lets the desktop run (a command in the
             terminal, say) before the screen is read.
@@ -100,6 +105,7 @@ class DesktopEnv(TextEnv[GUIAction]):
         size: tuple[int, int] = DEFAULT_SIZE,
         max_turns: int | None = None,
         screenshot: bool = True,
+        set_of_marks: bool = False,
         input_backend: str = "auto",
         wait_seconds: float = 0.5,
         invalid_action_penalty: float = 0.0,
@@ -141,7 +147,8 @@ class DesktopEnv(TextEnv[GUIAction]):
         _check_programs(self.task)
         self.size = (width, height)
         self.max_turns = max_turns or self.task.max_turns
-        self.screenshot = bool(screenshot)
+        self.set_of_marks = bool(set_of_marks)
+        self.screenshot = bool(screenshot) or self.set_of_marks
         self.input_backend = input_backend
         if self.screenshot:
             self.observation_space = spaces.Dict(  # type: ignore[assignment]
@@ -154,6 +161,9 @@ class DesktopEnv(TextEnv[GUIAction]):
         self.app_state: dict[str, Any] = {}
         """the apps' last reported state, by app name (what the check reads)"""
         self.widgets: list[dict[str, Any]] = []
+        self.marks: dict[int, tuple[tuple[int, int, int, int], tuple[float, ...]]] = {}
+        """the last screenshot's marks: widget index -> (its tag's rectangle x0, y0, x1,
+        y1; the widget's box x, y, w, h), with ``set_of_marks``"""
         self._display: Display | None = None
         self._input: Any = None
         self._capture: Any = None
@@ -405,6 +415,21 @@ class DesktopEnv(TextEnv[GUIAction]):
         self.widgets = widgets
         self.app_state = state
         self._text = self._describe()
+        if self.set_of_marks and self._image is not None:
+            self._mark()
+
+    def _mark(self) -> None:
+        """Draw the ``[N]`` of every widget a click acts on onto the screenshot."""
+        from turngym.envs.marks import draw_marks
+
+        boxes = {
+            int(w["index"]): (float(w["x"]), float(w["y"]), float(w["w"]), float(w["h"]))
+            for w in self.widgets
+            if w["role"] not in _UNMARKED and w["w"] > 0 and w["h"] > 0
+        }
+        assert self._image is not None
+        self._image, tags = draw_marks(self._image, boxes)
+        self.marks = {k: (tags[k], boxes[k]) for k in boxes}
 
     def _settle_apps(self) -> None:
         """Let every app handle the X events sent so far (before a keycode is remapped)."""
@@ -498,6 +523,10 @@ class DesktopEnv(TextEnv[GUIAction]):
         if self.render_mode == "rgb_array":
             return self._pixels() if self._image is None else self._image.copy()
         return super().render()
+
+
+_UNMARKED = frozenset({"label"})
+"""Widget roles set-of-marks leaves bare: they show text and take no click."""
 
 
 def _quote(value: str) -> str:

@@ -145,6 +145,9 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         max_invalid_actions: truncate after this many invalid actions in a row.
         render_mode: ``"ansi"`` (the screen as text), ``"human"`` (printed) or
             ``"rgb_array"`` (the screenshot).
+        set_of_marks: outline each widget on the screenshot and tag it with its
+            ``[index]`` (``click(index)`` clicks it), the tag outside the widget
+            (``turngym.envs.marks``); ``marks`` holds where they are.
 
     Example:
         >>> import gymnasium as gym
@@ -173,12 +176,18 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int | None = 10,
         render_mode: str | None = None,
+        set_of_marks: bool = False,
     ) -> None:
         super().__init__(
             invalid_action_penalty=invalid_action_penalty,
             max_invalid_actions=max_invalid_actions,
             render_mode=render_mode,
         )
+        self.set_of_marks = bool(set_of_marks)
+        self.marks: dict[int, tuple[tuple[int, int, int, int], tuple[float, ...]]] = {}
+        """the last screenshot's marks: widget index -> (its tag's rectangle x0, y0, x1,
+        y1; the widget's box x, y, w, h), with ``set_of_marks``"""
+        self._marks: dict[int, dict[int, tuple[tuple[int, int, int, int], tuple[float, ...]]]] = {}
         # Pillow draws the screens; no X server is involved
         require_installed("gui", "ScreenGraph-v0", ("PIL",), system=())
         if not _is_int(n_screens) or not MIN_SCREENS <= n_screens <= MAX_SCREENS:
@@ -284,6 +293,7 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         self._current = 0
         self._history = []
         self._shots = {}
+        self._marks = {}
         self.instruction = f'Open the "{self._names[self._target]}" screen.'
         width, height = self.size
         return (
@@ -405,8 +415,17 @@ class ScreenGraphEnv(TextEnv[GUIAction]):
         frame = self._shots.get(self._current)
         if frame is None:
             frame = draw_screen(self.screen, self.widgets, self.size)
+            if self.set_of_marks:
+                from turngym.envs.marks import draw_marks
+
+                boxes = {
+                    w.index: (float(w.x), float(w.y), float(w.w), float(w.h)) for w in self.widgets
+                }
+                frame, tags = draw_marks(frame, boxes)
+                self._marks[self._current] = {k: (tags[k], boxes[k]) for k in boxes}
             frame.flags.writeable = False  # the cache is never written after drawing
             self._shots[self._current] = frame
+        self.marks = dict(self._marks.get(self._current, {}))
         return frame.copy()
 
     def reset(  # type: ignore[override]

@@ -24,12 +24,23 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["AXText", "find_id"]
+__all__ = ["ACTIONABLE_ROLES", "AXText", "find_id"]
 
 _SKIP_ROLES = frozenset({"none", "generic", "LineBreak", "LayoutTable", "MenuListPopup"})
 _DROP_ROLES = frozenset({"InlineTextBox"})  # with their children: StaticText says it already
 _TEXT_ROLES = frozenset({"StaticText"})
 _STATES = ("checked", "selected", "expanded", "pressed", "disabled", "required", "focused")
+ACTIONABLE_ROLES = frozenset(
+    {
+        "link", "button", "ToggleButton", "PopUpButton", "DisclosureTriangle",
+        "textbox", "searchbox", "TextField", "combobox", "listbox", "option",
+        "MenuListOption", "ListBoxOption", "checkbox", "radio", "switch", "slider",
+        "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
+        "ColorWell", "Date", "DateTime", "InputTime",
+    }
+)  # fmt: skip
+"""Roles of the elements ``click``/``fill``/``select`` are for; set-of-marks boxes
+these and elements with a click handler, not containers (navigation, paragraph, list)."""
 MAX_TEXT_CHARS = 200
 """A longer name or value is cut (with its length) so one huge text cannot flood the page."""
 
@@ -73,6 +84,7 @@ class AXText:
         self._document: int | None = None
         self._ids: dict[int, int] = {}  # backend node id -> our id
         self._backend: dict[int, int] = {}  # our id -> backend node id
+        self._roles: dict[int, str] = {}  # our id -> its role when last shown
         self._shown: set[int] = set()
 
     def reset(self) -> None:
@@ -80,11 +92,16 @@ class AXText:
         self._document = None
         self._ids.clear()
         self._backend.clear()
+        self._roles.clear()
         self._shown.clear()
 
     def backend_id(self, element_id: int) -> int | None:
         """The CDP backend node id of ``[element_id]`` in the last observation, or None."""
         return self._backend.get(element_id) if element_id in self._shown else None
+
+    def role(self, element_id: int) -> str | None:
+        """The role ``[element_id]`` had in the last observation, or None."""
+        return self._roles.get(element_id) if element_id in self._shown else None
 
     @property
     def shown_ids(self) -> frozenset[int]:
@@ -131,6 +148,7 @@ class AXText:
                 element_id = self._ids[backend] = len(self._ids) + 1
                 self._backend[element_id] = backend
             self._shown.add(element_id)
+            self._roles[element_id] = role
             parts.append(f"[{element_id}]")
         parts.append(role)
         if name:

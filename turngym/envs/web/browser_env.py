@@ -56,7 +56,9 @@ class BrowserEnv(TextEnv[WebAction]):
     Args:
         max_turns: truncate after this many turns.
         screenshot: observations become ``{"text", "screenshot"}`` dicts.
-        set_of_marks: draw the ``[N]`` ids on the screenshot (implies ``screenshot``).
+        set_of_marks: draw the ``[N]`` ids of what an action can target (links, buttons,
+            fields, elements with a click handler) on the screenshot, each tag outside
+            its element's box (implies ``screenshot``); ``marks`` holds where they are.
         viewport: page size in CSS pixels (width, height).
         invalid_action_penalty: reward of an action that cannot be applied (<= 0).
         max_invalid_actions: truncate after this many invalid actions in a row.
@@ -269,6 +271,14 @@ class BrowserEnv(TextEnv[WebAction]):
         lines.append(tree)
         self._text = "\n".join(lines)
         return self._text
+
+    @property
+    def marks(self) -> dict[int, tuple[tuple[int, int, int, int], tuple[float, ...]]]:
+        """The last screenshot's marks, in its pixels ({} without ``set_of_marks``).
+
+        id -> (its tag's rectangle x0, y0, x1, y1; its element's box x, y, w, h).
+        """
+        return dict(self._page.marks) if self._page is not None else {}
 
     def _page_info(self) -> dict[str, Any]:
         page = self._page

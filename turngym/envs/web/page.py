@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from turngym.envs.web.actions import WebAction, is_loopback_url
-from turngym.envs.web.axtree import AXText
+from turngym.envs.web.axtree import ACTIONABLE_ROLES, AXText
 from turngym.envs.web.browser import BrowserError, BrowserHost
 
 __all__ = ["LOAD_TIMEOUT_S", "CDPChannel", "WebPage"]
@@ -198,6 +198,9 @@ class WebPage:
         self.probe: str | None = None
         """a JavaScript expression read with each observation (MiniWoB's reward)"""
         self.probe_value: Any = None
+        self.marks: dict[int, tuple[tuple[int, int, int, int], tuple[float, ...]]] = {}
+        """the last marked screenshot's ids: each one's tag rectangle (x0, y0, x1, y1)
+        and its element's box (x, y, w, h)"""
         self._popups: list[str] = []
         self._clipboard = ""  # this tab's own: the browser's is shared by every env on it
         self._refused: list[str] = []  # navigations the guard stopped during this action
@@ -474,26 +477,37 @@ class WebPage:
         return self.ax.render(nodes)
 
     async def screenshot(self, marks: bool = False) -> np.ndarray:
-        """The viewport as an ``(H, W, 3)`` uint8 array; ``marks`` draws the ``[N]`` ids."""
-        from PIL import Image, ImageDraw
+        """The viewport as an ``(H, W, 3)`` uint8 array; ``marks`` draws the ``[N]`` ids.
+
+        The ids marked are those of the last observation an action can target
+        (``ACTIONABLE_ROLES`` or a click handler), each tag outside its element's box
+        (``turngym.envs.marks``); ``self.marks`` then holds each one's tag and box.
+        """
+        from PIL import Image
 
         shot = await self._cdp.send("Page.captureScreenshot", {"format": "png"})
-        image = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
+        image = np.asarray(
+            Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB"), dtype=np.uint8
+        )
+        self.marks = {}
         if marks:
+            from turngym.envs.marks import draw_marks
+
             boxes = await self._boxes()
-            draw = ImageDraw.Draw(image)
-            for element_id, (x, y, w, h) in sorted(boxes.items()):
-                draw.rectangle((x, y, x + w, y + h), outline=(255, 0, 64), width=1)
-                label = str(element_id)
-                draw.rectangle((x, y, x + 6 * len(label) + 3, y + 11), fill=(255, 0, 64))
-                draw.text((x + 2, y), label, fill=(255, 255, 255))
-        return np.asarray(image, dtype=np.uint8)
+            image, tags = draw_marks(image, boxes)
+            self.marks = {k: (tags[k], boxes[k]) for k in boxes}
+        return image
 
     async def _boxes(self) -> dict[int, tuple[float, float, float, float]]:
-        """Viewport boxes of the ids shown in the last observation (one DOMSnapshot call)."""
+        """Viewport boxes of the actionable ids shown in the last observation.
+
+        One DOMSnapshot call: its layout gives the boxes, its ``isClickable`` the nodes
+        with a click handler (or a link's default action).
+        """
         snap = await self._cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
         doc = snap["documents"][0]
         backend = doc["nodes"]["backendNodeId"]
+        clickable = set(doc["nodes"].get("isClickable", {}).get("index", ()))
         by_backend = {self.ax.backend_id(i): i for i in self.ax.shown_ids}
         sx, sy = doc.get("scrollOffsetX", 0.0), doc.get("scrollOffsetY", 0.0)
         width, height = self.viewport
@@ -502,6 +516,8 @@ class WebPage:
         for node_index, (x, y, w, h) in zip(layout["nodeIndex"], layout["bounds"], strict=False):
             element_id = by_backend.get(backend[node_index])
             if element_id is None or element_id in boxes or w <= 0 or h <= 0:
+                continue
+            if self.ax.role(element_id) not in ACTIONABLE_ROLES and node_index not in clickable:
                 continue
             x, y = x - sx, y - sy
             if x + w > 0 and y + h > 0 and x < width and y < height:

@@ -281,7 +281,9 @@ class HFPolicy:
                     logps[r].append(lp)
                     tree = trees[r]
                     if tree is not None:
-                        if not tree.allowed(tokens[r]):
+                        if not tree.allowed(tokens[r]) or (
+                            should_stop is not None and should_stop(row_ids[r])  # client left
+                        ):
                             finish[r] = "stop"
                         else:
                             keep.append(j)
@@ -291,7 +293,7 @@ class HFPolicy:
                         or (should_stop is not None and should_stop(row_ids[r]))  # client left
                     ):
                         finish[r] = "stop"
-                    else:
+                    elif len(tokens[r]) < params.max_new_tokens:  # guided rows may run longer
                         keep.append(j)
                 if not keep or step == steps - 1:
                     break

@@ -4,6 +4,14 @@ Works against ``turngym serve``, vLLM's OpenAI server, and other servers that sp
 ``/v1/completions`` (token-id prompts) or ``/v1/chat/completions`` API. httpx is imported
 lazily (``pip install 'turngym[serve]'``). Every failure (unreachable server, HTTP error,
 malformed reply, timeout) surfaces as a one-line ``PolicyError``.
+
+Guided choice goes through the server: ``generate(..., choices=)`` (what
+``LLMAgent(constrained=True)`` calls when the env lists its legal actions) sends the
+choices as text in vLLM's request field, ``structured_outputs: {"choice": [...]}``, or
+the older ``guided_choice`` where a server ignores the first; ``turngym serve`` takes
+both and decodes exactly as ``HFPolicy`` does in-process. A server that takes neither
+(a 400 naming the field, or an answer outside the choices) gets a one-line warning,
+once, and free decoding from then on.
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ import math
 import os
 import threading
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -28,6 +38,10 @@ __all__ = ["OpenAIPolicy"]
 Mode = Literal["completions", "chat"]
 _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 _MAX_WAIT = 60.0  # seconds: the longest pause between tries, whatever Retry-After says
+_GUIDE_FIELDS = ("structured_outputs", "guided_choice")  # vLLM >= 0.11, then older vLLM
+_MAX_CHOICE_TEXTS = 1 << 16  # choice texts remembered (a Wordle turn lists 4,667)
+Choices = Sequence[Sequence[Sequence[int]] | None]
+Send = Callable[[dict[str, Any], SamplingParams], list[Generation]]
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -139,6 +153,10 @@ class OpenAIPolicy:
         self._client: Any = None
         self._lock = threading.Lock()
         self._score_max_tokens = 0  # falls back to 1 for servers that refuse 0 with echo
+        self._entry: dict[str, Any] | None = None  # this model's /v1/models entry
+        self._guide_field: str | None = _GUIDE_FIELDS[0]  # None: the server cannot guide
+        self._warned = False
+        self._text_cache: dict[tuple[int, ...], str | None] = {}
         # A plain attribute, resolved now: the Policy protocol (and isinstance checks on
         # it) reads ``tokenizer``, which must not turn into a network call later.
         self.tokenizer: Any = (
@@ -240,6 +258,21 @@ class OpenAIPolicy:
             self._model = self._models()[0]["id"]
         return self._model
 
+    def _model_entry(self) -> dict[str, Any]:
+        if self._entry is None:
+            entries = self._models()
+            self._entry = next((e for e in entries if e["id"] == self.model), entries[0])
+        return self._entry
+
+    def agent_settings(self) -> dict[str, Any]:
+        """How the served model was trained to act; {} when the server does not say.
+
+        ``turngym serve`` sends its dir's ``turngym_agent.json`` as ``turngym_agent`` in
+        ``/v1/models`` (guided choice, system prompt).
+        """
+        settings = self._model_entry().get("turngym_agent")
+        return dict(settings) if isinstance(settings, dict) else {}
+
     # -- tokenizer -----------------------------------------------------------------------
 
     @staticmethod
@@ -268,6 +301,7 @@ class OpenAIPolicy:
         chosen = next((e for e in entries if e["id"] == self._model), entries[0])
         if self._model is None:
             self._model = chosen["id"]
+        self._entry = chosen
         root = chosen.get("root")
         if not isinstance(root, str) or not Path(root).is_dir():
             raise PolicyError(
@@ -354,16 +388,52 @@ class OpenAIPolicy:
     # -- Policy --------------------------------------------------------------------------
 
     def generate(
-        self, prompts: Sequence[Sequence[int]], params: SamplingParams
+        self,
+        prompts: Sequence[Sequence[int]],
+        params: SamplingParams,
+        choices: Choices | None = None,
     ) -> list[Generation]:
-        """One continuation per token-id prompt (chat mode: see the class docstring)."""
+        """One continuation per token-id prompt (chat mode: see the class docstring).
+
+        ``choices``: guided choice, as ``HFPolicy.generate`` takes it: per prompt, None
+        or the token sequences (each a candidate's tokens plus EOS) it must produce one
+        of. Prompts with the same choices go in one request, others concurrently (so
+        greedy decoding matches a local ``generate`` call, and seeded sampling does for
+        the prompts of one request: a row's draws follow its index in its request). The
+        server tokenizes the choices' text itself, so its tokenizer must be this one's
+        (``turngym serve`` and a local vLLM report it). A generation the server did not
+        guide has ``extra["guided"] = False``.
+        """
         if not prompts:
             return []
+        rows = [[int(t) for t in p] for p in prompts]
         if self.mode == "chat":
-            texts = [self.tokenizer.decode(list(p), skip_special_tokens=True) for p in prompts]
-            return self.generate_chat([[{"role": "user", "content": t}] for t in texts], params)
+            texts = [self.tokenizer.decode(p, skip_special_tokens=True) for p in rows]
+            conversations = [[{"role": "user", "content": t}] for t in texts]
+            return self.generate_chat(conversations, params, choices)
+        groups = self._groups(choices, len(rows))
+        out: list[Generation | None] = [None] * len(rows)
+
+        def run(key: tuple[tuple[int, ...], ...] | None, indices: list[int]) -> None:
+            batch = [rows[i] for i in indices]
+            gens = self._guided(lambda extra, p: self._complete(batch, p, extra), params, key)
+            for i, gen in zip(indices, gens, strict=True):
+                out[i] = gen
+
+        if len(groups) == 1:
+            run(*next(iter(groups.items())))
+        else:
+            with ThreadPoolExecutor(max_workers=min(len(groups), self.max_concurrency)) as pool:
+                list(pool.map(lambda item: run(*item), groups.items()))
+        return [g for g in out if g is not None]
+
+    def _complete(
+        self, prompts: list[list[int]], params: SamplingParams, extra: dict[str, Any]
+    ) -> list[Generation]:
+        """One ``/v1/completions`` request for all ``prompts`` (a list prompt)."""
         body = self._sampling_body(params)
-        body["prompt"] = [[int(t) for t in p] for p in prompts]
+        body.update(extra)
+        body["prompt"] = prompts
         body["logprobs"] = 1
         url = self.base_url + "/completions"
         choices = self._choices(self._request("POST", "/completions", body), url, len(prompts))
@@ -377,38 +447,146 @@ class OpenAIPolicy:
         return out
 
     def generate_chat(
-        self, conversations: Sequence[Sequence[dict[str, Any]]], params: SamplingParams
+        self,
+        conversations: Sequence[Sequence[dict[str, Any]]],
+        params: SamplingParams,
+        choices: Choices | None = None,
     ) -> list[Generation]:
         """One assistant reply per conversation (a list of ``{"role", "content"}`` messages).
 
-        The conversations are sent concurrently, one request each.
+        The conversations are sent concurrently, one request each; ``choices`` as in
+        ``generate``.
         """
         if not conversations:
             return []
-        body = self._sampling_body(params)
-        body["logprobs"] = True
-        url = self.base_url + "/chat/completions"
+        keys: list[tuple[tuple[int, ...], ...] | None] = [None] * len(conversations)
+        for key, indices in self._groups(choices, len(conversations)).items():
+            for i in indices:
+                keys[i] = key
 
-        def one(messages: Sequence[dict[str, Any]]) -> Generation:
-            data = self._request("POST", "/chat/completions", {**body, "messages": list(messages)})
-            choice = self._choices(data, url, 1)[0]
-            message = choice.get("message")
-            if not isinstance(message, dict):
-                raise PolicyError(f"malformed reply from {url}: a choice has no 'message'")
-            content = message.get("content")
-            tokens = lps = None
-            logprobs = choice.get("logprobs")
-            if isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
-                items = [x for x in logprobs["content"] if isinstance(x, dict)]
-                tokens = [x.get("token") for x in items]
-                lps = [x.get("logprob") for x in items]
-            return self._generation(choice, url, tokens, lps, content or "")
+        def one(i: int) -> Generation:
+            messages = list(conversations[i])
+            send: Send = lambda extra, p: [self._chat_one(messages, p, extra)]  # noqa: E731
+            return self._guided(send, params, keys[i])[0]
 
         if len(conversations) == 1:
-            return [one(conversations[0])]
+            return [one(0)]
         workers = min(len(conversations), self.max_concurrency)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, conversations))
+            return list(pool.map(one, range(len(conversations))))
+
+    def _chat_one(
+        self, messages: list[dict[str, Any]], params: SamplingParams, extra: dict[str, Any]
+    ) -> Generation:
+        """One ``/v1/chat/completions`` request."""
+        body = self._sampling_body(params)
+        body.update(extra)
+        body["logprobs"] = True
+        body["messages"] = messages
+        url = self.base_url + "/chat/completions"
+        choice = self._choices(self._request("POST", "/chat/completions", body), url, 1)[0]
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise PolicyError(f"malformed reply from {url}: a choice has no 'message'")
+        content = message.get("content")
+        tokens = lps = None
+        logprobs = choice.get("logprobs")
+        if isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
+            items = [x for x in logprobs["content"] if isinstance(x, dict)]
+            tokens = [x.get("token") for x in items]
+            lps = [x.get("logprob") for x in items]
+        return self._generation(choice, url, tokens, lps, content or "")
+
+    # -- guided choice -------------------------------------------------------------------
+
+    @staticmethod
+    def _groups(
+        choices: Choices | None, n: int
+    ) -> dict[tuple[tuple[int, ...], ...] | None, list[int]]:
+        """Prompt indices grouped by their choices (None: free decoding)."""
+        if choices is None:
+            return {None: list(range(n))}
+        if isinstance(choices, (str, bytes)) or len(choices) != n:
+            raise ValueError(f"choices must hold one entry (None or token lists) per prompt ({n})")
+        groups: dict[tuple[tuple[int, ...], ...] | None, list[int]] = {}
+        for i, cands in enumerate(choices):
+            if cands is not None and (isinstance(cands, (str, bytes)) or not cands):
+                raise ValueError(f"choices[{i}] must be None or a non-empty list of token lists")
+            key = None if cands is None else tuple(tuple(int(t) for t in c) for c in cands)
+            groups.setdefault(key, []).append(i)
+        return groups
+
+    def _choice_texts(self, seqs: tuple[tuple[int, ...], ...]) -> list[str] | None:
+        """The text of each choice (its tokens less the final EOS), or None.
+
+        None when one of them ends in no EOS, or its text would not tokenize back to its
+        tokens on the server.
+        """
+        end = self.tokenizer.eos_token_id
+        missing = list(dict.fromkeys(s for s in seqs if s not in self._text_cache))
+        if missing:
+            texts = [self.tokenizer.decode(list(s[:-1])) for s in missing]
+            again = self.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+            if len(self._text_cache) + len(missing) > _MAX_CHOICE_TEXTS:
+                self._text_cache.clear()
+            for seq, text, ids in zip(missing, texts, again, strict=True):
+                whole = len(seq) > 1 and seq[-1] == end and list(ids) == list(seq[:-1])
+                self._text_cache[seq] = text if whole else None
+        out = [self._text_cache.get(s) for s in seqs]
+        return None if any(t is None for t in out) else [t for t in out if t is not None]
+
+    def _guided(
+        self,
+        send: Send,
+        params: SamplingParams,
+        seqs: tuple[tuple[int, ...], ...] | None,
+    ) -> list[Generation]:
+        """``send``'s generations, guided to one of ``seqs`` each while the server can."""
+        if seqs is None:
+            return send({}, params)
+        texts = self._choice_texts(seqs)
+        if texts is None:
+            self._warn_once(
+                "a legal action's tokens do not survive decoding to text and back, so "
+                "guided choice cannot be sent to the server; decoding freely"
+            )
+        # Like HFPolicy, a guided row runs until its choice is whole.
+        budget = replace(params, max_new_tokens=max(params.max_new_tokens, *map(len, seqs)))
+        while True:
+            field = self._guide_field
+            if field is None or texts is None:
+                return [_unguided(g) for g in send({}, params)]
+            extra = {field: {"choice": texts}} if field == "structured_outputs" else {field: texts}
+            try:
+                gens = send(extra, budget)
+            except PolicyError as error:
+                if "HTTP 400" not in str(error) or field not in str(error):
+                    raise
+                self._drop_field(field, f"it refused {field}")
+                continue
+            matched = [_match(g, seqs, texts) for g in gens]
+            if all(m is not None for m in matched):
+                return [m for m in matched if m is not None]
+            self._drop_field(field, f"it answered outside the choices sent as {field}")
+
+    def _drop_field(self, field: str, why: str) -> None:
+        """Stop sending ``field`` (try the next one); warn once when none is left."""
+        with self._lock:
+            if self._guide_field != field:
+                return  # another thread moved on already
+            later = _GUIDE_FIELDS[_GUIDE_FIELDS.index(field) + 1 :]
+            self._guide_field = later[0] if later else None
+        if self._guide_field is None:
+            self._warn_once(
+                f"the server at {self.base_url} does not do guided choice ({why}); legal "
+                "actions are not enforced and a model may score lower than in-process "
+                "(serve it with turngym serve or vLLM)"
+            )
+
+    def _warn_once(self, message: str) -> None:
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"OpenAIPolicy: {message}", UserWarning, stacklevel=4)
 
     def weights_dir(self) -> Path:
         """The folder the server loads weight updates from (``GET /v1/update_weights``).
@@ -497,3 +675,28 @@ class OpenAIPolicy:
 
     def __repr__(self) -> str:
         return f"OpenAIPolicy({self.base_url!r}, model={self._model!r}, mode={self.mode!r})"
+
+
+def _unguided(gen: Generation) -> Generation:
+    gen.extra["guided"] = False
+    return gen
+
+
+def _match(
+    gen: Generation, seqs: tuple[tuple[int, ...], ...], texts: list[str]
+) -> Generation | None:
+    """``gen`` as the choice it decoded, or None when it decoded none of them.
+
+    A server that names no token ids, or spelled a choice with other tokens (vLLM's
+    grammar takes any tokenization of the text), is matched by its text; the choice's
+    own tokens are then reported, without log-probs (the server's do not align).
+    """
+    ids = tuple(gen.token_ids)
+    if ids in seqs:
+        gen.extra["guided"] = True
+        return gen
+    for seq, text in zip(seqs, texts, strict=True):
+        if gen.text == text:
+            extra = {**gen.extra, "guided": True, "server_token_ids": list(ids)}
+            return Generation(list(seq), [], text, "stop", extra)
+    return None
