@@ -264,7 +264,10 @@ def test_cli_trains_from_flags(rl_model_dir, tmp_path, capsys):
     assert "v_action must be one of" in capsys.readouterr().err
 
 
+# A hang guard, not a time limit: under heavy load (a load average of 10-18 on 2 cores)
+# this step-bounded learning run took over the default 600 s.
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_guess_number_success_reaches_0_9_within_40_steps(
     rl_model_dir, tmp_path, measured_training
 ):
