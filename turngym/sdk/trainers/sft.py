@@ -212,10 +212,12 @@ def demo_tokens(episode: Episode, agent: LLMAgent) -> Episode:
     the player that made the demonstration are dropped: they belong to another policy.
 
     Raises:
-        ValueError: an observation the agent cannot render.
+        ValueError: an observation the agent cannot render, or a tokenizer without EOS.
 
     """
     tokenizer = agent.policy.tokenizer
+    if tokenizer.eos_token_id is None:
+        raise ValueError("the tokenizer has no eos_token_id to end an action with")
     try:
         prompts = agent.render([turn.obs for turn in episode.turns])
     except TypeError as error:
