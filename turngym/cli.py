@@ -9,6 +9,7 @@ turngym serve --model ./tiny-model --port 8000
 turngym train grpo --env FrozenLake-v0 --model tiny --steps 40
 turngym train sac-glam --env BabyAIText-v0 --env-kwargs '{"mission": "goto"}' --model tiny
 turngym train archer --env FrozenLake-v0 --model tiny --critic-steps 20
+turngym train sft --env FrozenLake-v0 --demos expert --episodes 8 --epochs 20
 """
 
 from __future__ import annotations
@@ -580,6 +581,18 @@ def _cmd_train_archer(args: argparse.Namespace) -> int:
     return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
 
 
+def _cmd_train_sft(args: argparse.Namespace) -> int:
+    from turngym.sdk.trainers.common import config_from_args
+    from turngym.sdk.trainers.sft import SFTConfig, SFTTrainer
+
+    try:
+        config = config_from_args(SFTConfig, args)
+        trainer = SFTTrainer(config)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
+
+
 def _set_flags(kwargs: dict[str, Any]) -> str:
     """``kwargs`` as the ``--set`` flags that rebuild them (shell-quoted), with a leading space.
 
@@ -762,12 +775,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(fn=_cmd_serve)
 
-    p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer)")
+    p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer, sft)")
     trainers = p.add_subparsers(dest="trainer", required=True)
     from turngym.sdk.trainers.archer import ArCHerConfig
     from turngym.sdk.trainers.common import add_config_flags
     from turngym.sdk.trainers.grpo import GRPOConfig
     from turngym.sdk.trainers.sac_glam import SACGLAMConfig
+    from turngym.sdk.trainers.sft import SFTConfig
 
     t = trainers.add_parser(
         "grpo",
@@ -796,13 +810,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_config_flags(t, ArCHerConfig)
     t.set_defaults(fn=_cmd_train_archer)
+    t = trainers.add_parser(
+        "sft",
+        help="supervised fine-tuning on demonstrations (the expert's, a model's or a file's)",
+        description="SFT: imitate demonstrations, loss on the action tokens only. Every "
+        "config field is a flag; --config FILE gives defaults (JSON or TOML). Example: "
+        "turngym train sft --env FrozenLake-v0 --demos expert --episodes 8 --epochs 20; "
+        "then turngym train grpo --model RUN/final ...",
+    )
+    add_config_flags(t, SFTConfig)
+    t.set_defaults(fn=_cmd_train_sft)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     args = build_parser().parse_args(argv)
-    if getattr(args, "episodes", 1) < 1:
+    episodes = getattr(args, "episodes", 1)  # None: `train sft --episodes none`
+    if episodes is not None and episodes < 1:
         print("turngym: --episodes must be >= 1", file=sys.stderr)
         return 2
     try:
