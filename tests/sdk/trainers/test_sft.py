@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from turngym.cli import main
+from turngym.sdk.episode_files import save_episodes
 from turngym.sdk.records import save_jsonl
 from turngym.sdk.rollout import collect
 from turngym.sdk.trainers.sft import DEMO_FILE, SFTConfig, SFTTrainer
@@ -109,7 +110,14 @@ def test_demos_from_a_file_or_directory_train_on_the_same_sequences_as_live_ones
     save_jsonl(episodes, tmp_path / "data" / "episodes.jsonl")
     live = SFTTrainer(config(rl_model_dir, tmp_path / "live"))
     assert (tmp_path / "live" / "run" / DEMO_FILE).is_file()  # what the run imitated
-    for where in (tmp_path / "data" / "episodes.jsonl", tmp_path / "data"):
+    pytest.importorskip("pyarrow")
+    save_episodes(episodes, tmp_path / "episodes.parquet")  # what `collect --format parquet` writes
+    where_all = (
+        tmp_path / "data" / "episodes.jsonl",
+        tmp_path / "data",
+        tmp_path / "episodes.parquet",
+    )
+    for where in where_all:
         saved = SFTTrainer(config(rl_model_dir, tmp_path / "file", demos=str(where)))
         assert saved.sequences == live.sequences
         saved.close()
@@ -279,9 +287,9 @@ def _write(path, text):
         (lambda tmp: "openai:http://127.0.0.1:9/v1", "demos must be 'expert', 'hf:DIR'"),
         (lambda tmp: f"hf:{tmp / 'nowhere'}", "no model directory"),
         (lambda tmp: str(tmp / "missing.jsonl"), "does not exist"),
-        (lambda tmp: _write(tmp / "notes.jsonl", "hello\n"), r"notes.jsonl:1: not an episode"),
+        (lambda tmp: _write(tmp / "notes.jsonl", "hello\n"), r"notes.jsonl:1: not valid JSON"),
         (lambda tmp: _write(tmp / "empty.jsonl", ""), "holds no episodes"),
-        (lambda tmp: str(tmp), "holds no .jsonl episode files"),
+        (lambda tmp: str(tmp), r"no episode files \(\*.jsonl, \*.parquet\)"),
     ],
 )
 def test_bad_demos_are_one_line_value_errors(rl_model_dir, tmp_path, demos, message):

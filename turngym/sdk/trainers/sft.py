@@ -244,26 +244,23 @@ def demo_tokens(episode: Episode, agent: LLMAgent) -> Episode:
 
 
 def _load_demos(path: str) -> list[Episode]:
-    """The episodes saved at ``path``: a JSONL file, or a directory of them.
+    """The episodes saved at ``path``: a JSONL or Parquet file, or a dataset folder.
+
+    ``turngym collect`` writes such a folder; ``episode_files.load_episodes`` reads it.
 
     Raises:
-        ValueError: no such file, or a line that is not an episode (file:line).
+        ValueError: no such file, or a row that is not an episode (file:line).
 
     """
-    from turngym.sdk.records import load_jsonl
+    from turngym.sdk.episode_files import load_episodes
 
     where = Path(path).expanduser()
-    if where.is_dir():
-        files = sorted(where.glob("*.jsonl"))
-        if not files:
-            raise ValueError(f"demos directory {path!r} holds no .jsonl episode files")
-        return [ep for file in files for ep in load_jsonl(file)]
-    if not where.is_file():
+    if not where.exists():
         raise ValueError(
             f"demos must be 'expert', 'hf:DIR' or an episode file or directory; "
             f"{path!r} does not exist"
         )
-    return load_jsonl(where)
+    return load_episodes(where)
 
 
 class SFTTrainer:
@@ -373,7 +370,7 @@ class SFTTrainer:
 
     def demonstrations(self) -> list[Episode]:
         """The episodes to imitate: played live or read, then filtered by success."""
-        from turngym.sdk.records import load_jsonl, save_jsonl
+        from turngym.sdk.episode_files import load_episodes, save_episodes
         from turngym.sdk.trainers.common import latest_checkpoint
 
         c = self.config
@@ -391,10 +388,10 @@ class SFTTrainer:
                     f"demos {c.demos!r} holds episodes of {others}, not of {self.env_id}"
                 )
         elif c.resume and saved.is_file() and latest_checkpoint(self.run_dir) is not None:
-            episodes = load_jsonl(saved)  # what the interrupted run trained on
+            episodes = load_episodes(saved)  # what the interrupted run trained on
         else:
             episodes = self._play_demos()
-            save_jsonl(episodes, saved)
+            save_episodes(episodes, saved)  # screenshots as PNG files beside it
         successes = sum(ep.success for ep in episodes)
         kept = episodes
         if c.only_success and not self.is_game:
