@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import ast
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turngym.extras import MissingExtra
+
+if TYPE_CHECKING:
+    from turngym.registry import EnvEntry
 
 __all__ = [
     "OPPONENT_HELP",
@@ -31,7 +34,7 @@ class CliError(Exception):
     """A user-facing error: printed without a traceback, exit status 2."""
 
 
-def selected(patterns: Sequence[str], families: Sequence[str]) -> list[Any]:
+def selected(patterns: Sequence[str], families: Sequence[str]) -> list[EnvEntry]:
     """Registry rows by id, short id or glob (``'*Poker*'``), within ``families``."""
     from turngym.registry import select
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from turngym.cli_args import (
@@ -19,6 +21,7 @@ from turngym.cli_args import (
 from turngym.registry import EnvEntry
 from turngym.sdk.agents import MODEL_KINDS
 from turngym.sdk.evaluation import EvalJob
+from turngym.tables import TableStream
 
 __all__ = ["add_eval_parser", "cmd_eval"]
 
@@ -94,8 +97,7 @@ def eval_jobs(
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``turngym eval``; exit status 1 when an env raised (its row says why)."""
-    from turngym.sdk.evaluation import EvalFailure, evaluate_jobs
-    from turngym.tables import TableStream
+    from turngym.sdk.evaluation import evaluate_jobs
 
     if not (args.env or args.all or args.family):
         raise CliError("name at least one env id or glob, or pass --all or --family")
@@ -110,6 +112,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for kind in agents:
         if kind not in ("expert", "random") and not kind.startswith(MODEL_KINDS):
             raise CliError(f"agents are expert, random, hf:DIR or openai:URL, got {kind!r}")
+    if not agents:
+        raise CliError("name an agent: --agents expert,random or --agent KIND")
     jobs, skipped = eval_jobs(args, rows, agents)
     # A model is loaded once, here, and plays every env batched; expert and random
     # agents are built per env, in the workers when --jobs > 1.
@@ -133,11 +137,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"skipped {env_id}{' ' + kind if kind else ''}: {why}")
     if not args.json:
         print(f"seeds {args.seed}..{args.seed + args.episodes - 1}\n{table.header()}", flush=True)
-    failed = 0
     results = evaluate_jobs(
         jobs, workers=args.jobs, agents=models, show_progress=args.jobs == 1, plain_every=30.0
     )
-    for result in results:  # each printed (and flushed) as soon as it is done
+    try:
+        return _print_results(results, args, table)
+    except KeyboardInterrupt:  # the rows so far are printed
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    finally:
+        results.close()  # stops the workers now, also when the reader went away
+
+
+def _print_results(results: Iterator[Any], args: argparse.Namespace, table: TableStream) -> int:
+    """Print each result as soon as it comes (flushed); 1 if any job raised, else 0."""
+    from turngym.sdk.evaluation import EvalFailure
+
+    failed = 0
+    for result in results:
         if isinstance(result, EvalFailure):
             failed += 1
             line = {"env": result.env_id, "agent": result.agent, "error": result.error}

@@ -7,7 +7,7 @@ and yields each result as soon as it is done, in worker processes when asked.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,7 +282,7 @@ def evaluate_jobs(
     agents: Mapping[str, Agent] | None = None,
     show_progress: bool = True,
     plain_every: float | None = None,
-) -> Iterator[EvalResult | EvalFailure]:
+) -> Generator[EvalResult | EvalFailure, None, None]:
     """Run ``jobs`` and yield each one's result as soon as it is done.
 
     Args:
