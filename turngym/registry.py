@@ -37,6 +37,7 @@ __all__ = [
     "load",
     "register_envs",
     "select",
+    "suggest",
 ]
 
 NAMESPACE = "turngym"
