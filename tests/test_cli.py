@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -151,3 +152,74 @@ def test_train_grpo_bad_input_is_one_line(argv, message, capsys, tmp_path):
     assert main([*argv, "--output-dir", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()  # a run that never started leaves no folder
+
+
+@pytest.mark.parametrize("empty", [False, True], ids=["missing", "empty"])
+def test_resume_without_a_checkpoint_is_an_error(empty, capsys, tmp_path):
+    pytest.importorskip("torch")
+    run = tmp_path / "run"
+    if empty:
+        run.mkdir()
+    # were it to train from scratch, it would be a short run
+    small = ["--steps", "1", "--groups", "1", "--group-size", "2", "--eval-episodes", "2"]
+    argv = ["train", "grpo", "--env", "Bandit-v0", "--resume", "--output-dir", str(run)]
+    assert main([*argv, *small, "--tensorboard", "false"]) == 2
+    err = capsys.readouterr().err
+    reason = "holds no checkpoint" if empty else "does not exist"
+    assert f"resume: {run} {reason}; drop --resume" in err
+    assert list(run.iterdir()) == [] if empty else not run.exists()
+
+
+def test_an_unknown_id_suggests_the_closest(capsys):
+    assert main(["play", "Wordel-v0"]) == 2
+    assert "unknown turngym env 'Wordel-v0'; did you mean Wordle-v0?" in capsys.readouterr().err
+    assert main(["eval", "tictactoe-v0", "--episodes", "1"]) == 2
+    assert "did you mean TicTacToe-v0?" in capsys.readouterr().err
+
+
+def test_a_wrong_env_kwarg_lists_the_valid_ones(capsys):
+    assert main(["play", "FrozenLake-v0", "--agent", "expert", "--set", "sise=4"]) == 2
+    err = capsys.readouterr().err
+    assert "FrozenLake-v0 takes no 'sise'; did you mean size? it takes: " in err
+    assert "is_slippery" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["play", "eval", "check"])
+def test_help_shows_every_flag_with_its_default(command):
+    from turngym.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    child = sub.choices[command]
+    text = " ".join(child.format_help().split())  # unwrapped
+    for action in child._actions:
+        if not action.option_strings or action.dest == "help":
+            continue
+        assert action.option_strings[0] in text
+        assert action.help, action.dest
+        value = action.default  # a switch or an unset option: its help says what then
+        if value is not None and not isinstance(value, bool) and value != []:
+            assert f"(default: {action.default})" in text, action.dest
+
+
+def test_top_level_help_shows_no_markup():
+    from turngym.cli import build_parser
+
+    text = build_parser().format_help()
+    assert "``" not in text and "{list,play" not in text
+    for command in ("list", "play", "check", "eval", "collect", "serve", "train"):
+        assert f"    {command} " in text
+
+
+def test_play_saves_a_visual_envs_screenshots_to_files(capsys, tmp_path):
+    pytest.importorskip("PIL", reason="ScreenGraph-v0 draws with Pillow")
+    shots = tmp_path / "shots"
+    argv = ["play", "ScreenGraph-v0", "--agent", "expert", "--screenshots", str(shots)]
+    assert main([*argv, "--set", "n_screens=4", "--set", "min_depth=1"]) == 0
+    out = capsys.readouterr().out
+    assert "array(" not in out and 'Screen: "Home"' in out
+    first = shots / "ScreenGraph-v0-seed0-0.png"
+    assert f"[screenshot: {first}]" in out
+    assert first.read_bytes().startswith(b"\x89PNG")
+    assert len(list(shots.iterdir())) == out.count("[screenshot: ")

@@ -1,13 +1,39 @@
-"""The README's first example runs, and its env table names every registered id."""
+"""README.md as written: its Python snippets run, its commands parse, its figures match.
+
+A snippet runs in a fresh namespace in a temporary folder. An HTML comment on the line
+before a snippet's fence changes that:
+
+- ``<!-- readme-test: skip (REASON) -->``: not run (only for a GPU, a server or a
+  cluster);
+- ``<!-- readme-test: after the commands above -->``: the ``turngym`` commands of the
+  nearest bash block above run first (those with an expert or random agent).
+
+A snippet that needs an extra that is not installed skips, naming the extra.
+"""
 
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
+import pytest
+
+from turngym.extras import EXTRAS, MissingExtra
 from turngym.registry import ENVS
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+BENCHMARKS = (ROOT / "benchmarks" / "README.md").read_text()
+
+_FENCE = re.compile(
+    r"(?:<!-- readme-test: (?P<mark>[^>]*?) -->\n)?```(?P<lang>\w+)\n(?P<code>.*?)```", re.S
+)
+_BLOCKS = [
+    (README.count("\n", 0, m.start("code")) + 1, m["lang"], m["code"], m["mark"])
+    for m in _FENCE.finditer(README)
+]
+_SNIPPETS = [(line, code, mark) for line, lang, code, mark in _BLOCKS if lang == "python"]
 
 
 def test_quickstart_block_runs(capsys):
@@ -15,6 +41,72 @@ def test_quickstart_block_runs(capsys):
     assert block is not None
     exec(compile(block.group(1), "README.md", "exec"), {})
     assert "CRANE" in capsys.readouterr().out
+
+
+def _commands(code: str) -> list[list[str]]:
+    """The ``turngym`` command lines of a bash block, as argv lists (after ``turngym``)."""
+    out = []
+    for line in code.replace("\\\n", " ").splitlines():
+        words = shlex.split(line, comments=True)
+        if words and words[-1] == "&":
+            words.pop()
+        if words[:1] == ["turngym"]:
+            out.append(words[1:])
+        elif "turngym.cli" in words:  # torchrun ... -m turngym.cli train ...
+            out.append(words[words.index("turngym.cli") + 1 :])
+    return out
+
+
+def _bash_before(line: int) -> str:
+    blocks = [code for start, lang, code, _ in _BLOCKS if lang == "bash" and start < line]
+    assert blocks, f"README.md:{line} runs after the commands above, but none are above"
+    return blocks[-1]
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "mark"), _SNIPPETS[1:], ids=[f"line{line}" for line, _, _ in _SNIPPETS[1:]]
+)
+def test_python_snippet_runs(line, code, mark, tmp_path, monkeypatch, capsys):
+    from turngym.cli import main
+
+    if mark and mark.startswith("skip"):
+        reason = mark.removeprefix("skip").strip(" ()")
+        assert re.search(r"GPU|server|cluster", reason), f"README.md:{line}: skip only for those"
+        pytest.skip(f"README.md:{line}: {reason}")
+    assert mark in (None, "after the commands above"), f"README.md:{line}: unknown mark {mark!r}"
+    monkeypatch.chdir(tmp_path)  # snippets write runs/, data/, few.parquet
+    try:
+        if mark:
+            for argv in _commands(_bash_before(line)):
+                if not any(a.startswith(("hf:", "openai:")) for a in argv):
+                    assert main(argv) == 0, argv
+        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+    except MissingExtra as error:
+        pytest.skip(str(error))
+    except ModuleNotFoundError as error:
+        extra = next((e for e in EXTRAS.values() if error.name in (*e.modules, *e.also)), None)
+        if extra is None:
+            raise
+        pytest.skip(f"README.md:{line} needs the {extra.name} extra ({error.name})")
+    capsys.readouterr()
+
+
+def test_every_turngym_command_parses_and_names_real_envs_and_files():
+    from turngym.cli import build_parser
+    from turngym.registry import select
+
+    parser = build_parser()
+    commands = [argv for _, lang, code, _ in _BLOCKS if lang == "bash" for argv in _commands(code)]
+    assert len(commands) > 20
+    for argv in commands:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit:
+            pytest.fail(f"README command does not parse: turngym {shlex.join(argv)}")
+        env = getattr(args, "env", None)  # one id (play, collect, train) or a list (eval)
+        select([env] if isinstance(env, str) else env or [])  # KeyError: no such env
+        if getattr(args, "config", None):
+            assert (ROOT / args.config).is_file(), args.config
 
 
 def test_env_table_lists_every_registered_id():
@@ -34,3 +126,65 @@ def test_every_desktop_task_is_named_in_the_readme():
     section = README.split("### Desktop", 1)[1].split("\n### ", 1)[0]
     named = set(re.findall(r"`turngym/(gui\.[a-z0-9-]+-v0)`", section))
     assert {e.name for e in ENVS if e.name.startswith("gui.")} == named
+
+
+# -- figures -------------------------------------------------------------------------
+
+
+def _table(text: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table whose header line starts with ``header``."""
+    start = text.index(header)
+    lines = text[start:].split("\n\n", 1)[0].splitlines()[2:]
+    return [[c.strip() for c in row.strip("|").split("|")] for row in lines]
+
+
+def test_the_headroom_table_is_the_benchmarks_one():
+    header = "| family | envs | expert | random | heuristic |"
+    headroom = (ROOT / "benchmarks" / "headroom.md").read_text()
+    assert _table(README, header) == _table(BENCHMARKS, header) == _table(headroom, header)
+
+
+def test_webshop_and_screen_graph_tables_round_the_benchmarks_figures():
+    def by_first_word(rows: list[list[str]]) -> dict[str, list[str]]:
+        return {re.split(r"[\s:(-]", row[0])[0]: row[1:] for row in rows}
+
+    ours = by_first_word(_table(README, "| agent | hard (default) | easy |"))
+    theirs = by_first_word(_table(BENCHMARKS, "| agent | hard (default) | easy |"))
+    assert set(ours) == {"oracle", "heuristic", "first", "random"}
+    for agent, cells in ours.items():
+        for mine, measured in zip(cells, theirs[agent], strict=True):
+            score, rate = (x.strip() for x in mine.split("/"))
+            m_score, m_rate = (x.strip() for x in measured.split("/"))
+            assert float(score) == round(float(m_score), 3) and rate == m_rate, agent
+
+    ours_sg = _table(README, "| setting | random clicks |")
+    theirs_sg = _table(BENCHMARKS, "| setting | clicks |")
+    for mine, measured in zip(ours_sg, theirs_sg, strict=True):
+        for cell, value in zip(mine[1:], measured[1:], strict=True):
+            percent = float(cell.split("%")[0])
+            assert percent == round(100 * float(value.split()[0]), 1), (cell, value)
+
+
+_FIGURE = re.compile(r"(\d[\d,]*(?:\.\d+)?)(?:-(\d[\d,]*(?:\.\d+)?))? ?(steps/s|ms|MB|x)\b")
+
+
+def _figures(text: str) -> list[tuple[float, str]]:
+    found = []
+    for low, high, unit in _FIGURE.findall(text):
+        found += [(float(n.replace(",", "")), unit) for n in (low, high) if n]
+    return found
+
+
+def test_figures_cited_from_benchmarks_are_there():
+    """Each speed, time, memory or ratio in a README paragraph that cites
+    benchmarks/README.md is within 5% of a figure with the same unit there."""
+    measured = _figures(BENCHMARKS)
+    cited = [p for p in README.split("\n\n") if "(benchmarks/README.md)" in p]
+    assert len(cited) >= 3
+    checked = 0
+    for paragraph in cited:
+        for value, unit in _figures(paragraph):
+            near = [v for v, u in measured if u == unit and abs(v - value) <= 0.05 * v]
+            assert near, f"README's {value:g} {unit} is not in benchmarks/README.md"
+            checked += 1
+    assert checked >= 8

@@ -1,4 +1,4 @@
-"""The ``turngym`` command: list, play, check, eval, collect, serve and train.
+"""The turngym command: list, play, check, eval, collect, serve and train.
 
 turngym list
 turngym play turngym/Wordle-v0 --agent human --seed 3
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import functools
 import importlib.util
 import json
 import os
@@ -24,6 +23,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from turngym.cli_args import (
+    OPPONENT_HELP,
+    SET_HELP,
+    CliError,
+    full_id,
+    game_options,
+    make_env,
+    parse_sets,
+    selected,
+)
+from turngym.cli_eval import FAMILIES_HELP, add_eval_parser
 from turngym.extras import MissingExtra
 from turngym.sdk.agents import MODEL_KINDS
 from turngym.sdk.policy import PolicyError
@@ -31,55 +41,17 @@ from turngym.sdk.policy import PolicyError
 __all__ = ["main"]
 
 
-class CliError(Exception):
-    """A user-facing error: printed without a traceback, exit status 2."""
-
-
-def _env_id(name: str) -> str:
-    from turngym.registry import entry
-
-    try:
-        return entry(name).id
-    except KeyError as error:
-        raise CliError(str(error.args[0])) from None
-
-
-def _parse_sets(pairs: Sequence[str]) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise CliError(f"--set takes key=value (e.g. --set size=8), got {pair!r}")
-        try:
-            kwargs[key] = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            kwargs[key] = raw
-    return kwargs
-
-
-def _make(env_id: str, kwargs: dict[str, Any]) -> Any:
-    import gymnasium as gym
-
-    from turngym.registry import entry
-
-    try:
-        return gym.make(env_id, **kwargs)
-    except (ValueError, TypeError) as error:
-        raise CliError(f"cannot make {env_id} with {kwargs}: {error}") from None
-    except MissingExtra as error:  # said with the env's name, which the env code lacks
-        row = entry(env_id)
-        system = row.system if row.extra == error.extra else None
-        raise CliError(str(MissingExtra(row.name, error.extra, system=system))) from None
-
-
 # -- list ----------------------------------------------------------------------------
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from turngym.registry import ENVS
+    from turngym.registry import select
     from turngym.tables import format_table
 
-    rows = [e for e in ENVS if args.family in (None, e.family)]
+    try:
+        rows = select(families=[args.family] if args.family else [])
+    except ValueError as error:
+        raise CliError(f"--{error}") from None
     by_needs: dict[tuple[str | None, tuple[str, ...]], str | None] = {}
     for e in rows:  # looked up once per kind of need, not per env
         if (e.extra, e.system) not in by_needs:
@@ -128,38 +100,37 @@ def _cmd_list(args: argparse.Namespace) -> int:
 # -- play ----------------------------------------------------------------------------
 
 
-def _game_options(env_id: str, args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
-    """Put ``--opponent``/``--seat`` into the kwargs of a game's single-agent view."""
-    from turngym.registry import entry
+def _shown(obs: Any, folder: str, stem: str) -> str:
+    """An observation as text; its screenshot, if any, goes to a PNG file it names."""
+    if not isinstance(obs, dict) or "screenshot" not in obs:
+        return str(obs)
+    from pathlib import Path
 
-    wanted = {"opponent": args.opponent, "seat": args.seat}
-    given = {k: v for k, v in wanted.items() if v is not None}
-    if not given:
-        return
-    if entry(env_id).game is None:
-        raise CliError(f"--opponent and --seat are for games; {env_id} is a single-agent env")
-    if "seat" in given and given["seat"] != "random":
-        try:
-            given["seat"] = int(given["seat"])
-        except ValueError:
-            raise CliError(f"--seat takes 0, 1, ... or random, got {given['seat']!r}") from None
-    kwargs.update(given)
+    import numpy as np
+
+    from turngym.sdk.episode_values import png_bytes
+
+    path = Path(folder) / f"{stem}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(png_bytes(np.asarray(obs["screenshot"], dtype=np.uint8)))
+    return f"{obs.get('text', '')}\n[screenshot: {path}]"
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from turngym.registry import entry
     from turngym.sdk.agents import make_agent
 
-    env_id = _env_id(args.env)
+    env_id = full_id(args.env)
     if args.agent not in ("human", "random", "expert") and not args.agent.startswith(MODEL_KINDS):
         raise CliError(
             f"--agent is human, random, expert, hf:DIR or openai:URL, got {args.agent!r}"
         )
-    kwargs = _parse_sets(args.set)
-    _game_options(env_id, args, kwargs)
+    kwargs = parse_sets(args.set)
+    game_options(env_id, args, kwargs)
     if args.agent == "human":
         # A person's typos should get a retry, not end the episode.
         kwargs.setdefault("max_invalid_actions", None)
-    env = _make(env_id, kwargs)
+    env = make_env(env_id, kwargs)
     try:
         agent = make_agent(args.agent, env, seed=args.seed)
     except ValueError as error:
@@ -170,11 +141,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
             seed = args.seed + k
             agent.reset(seed=seed)
             obs, info = env.reset(seed=seed)
-            print(f"=== {env_id}  seed {seed} ===\n{obs}")
+            stem = f"{entry(env_id).name}-seed{seed}"
+            print(f"=== {env_id}  seed {seed} ===\n{_shown(obs, args.screenshots, f'{stem}-0')}")
             ret, done, steps = 0.0, False, 0
             while not done:
                 legal = info.get("legal_actions")
-                shown = legal and ", ".join(legal) in str(obs)
+                text = obs.get("text", "") if isinstance(obs, dict) else obs
+                shown = legal and ", ".join(legal) in str(text)
                 if args.agent == "human" and legal and len(legal) <= 12 and not shown:
                     print(f"(legal: {', '.join(legal)})")
                 action = agent.act(obs, info)
@@ -184,7 +157,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 ret += float(reward)
                 steps += 1
                 done = terminated or truncated
-                print(obs if reward == 0 else f"{obs}\n[reward {reward:+g}]")
+                seen = _shown(obs, args.screenshots, f"{stem}-{steps}")
+                print(seen if reward == 0 else f"{seen}\n[reward {reward:+g}]")
             total_success += bool(info.get("success"))
             ending = "truncated" if truncated and not terminated else "finished"
             print(
@@ -211,11 +185,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     ids = (
         [e.id for e in ENVS if e.family in ("text", "classic", "games")]
         if args.all
-        else [_env_id(name) for name in args.env]
+        else [e.id for e in selected(args.env, [])]
+        if args.env
+        else []
     )
     if not ids:
         raise CliError("name at least one env id, or pass --all")
-    kwargs = _parse_sets(args.set)
+    kwargs = parse_sets(args.set)
     # --all skips what this install cannot run; an env named on purpose is an error
     missing = {env_id: entry(env_id).unavailable() for env_id in ids}
     for env_id, reason in missing.items():
@@ -253,94 +229,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
         note = f" ({skipped} skipped: extras not installed)" if skipped else ""
         print(f"{checked - failed}/{checked} envs pass{note}")
     return 1 if failed else 0
-
-
-# -- eval ----------------------------------------------------------------------------
-
-
-def _agent_for(kind: str, env: Any, seed: int) -> Any:
-    from turngym.sdk.agents import make_agent
-
-    try:
-        return make_agent(kind, env, seed=seed)
-    except ValueError as error:  # a missing model dir, a bad URL: the user's to fix
-        raise CliError(str(error)) from error
-
-
-def _cmd_eval(args: argparse.Namespace) -> int:
-    from turngym.registry import ENVS, entry
-    from turngym.sdk.evaluation import evaluate, evaluate_batched
-    from turngym.tables import format_table
-
-    ids = [e.id for e in ENVS] if args.all else [_env_id(name) for name in args.env]
-    if not ids:
-        raise CliError("name at least one env id, or pass --all")
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agent is None else []
-    agents += args.agent or []
-    for kind in agents:
-        if kind not in ("expert", "random") and not kind.startswith(MODEL_KINDS):
-            raise CliError(f"agents are expert, random, hf:DIR or openai:URL, got {kind!r}")
-    kwargs = _parse_sets(args.set)
-    rows = []
-    models: dict[str, Any] = {}
-    for env_id in ids:
-        env_kwargs = dict(kwargs)
-        if entry(env_id).game is not None:
-            _game_options(env_id, args, env_kwargs)
-        elif args.opponent is not None or args.seat is not None:
-            raise CliError(f"--opponent and --seat are for games; {env_id} is a single-agent env")
-        for kind in agents:
-            if kind == "expert" and entry(env_id).expert is None:
-                rows.append([env_id, kind, "-", "n/a", "n/a", "n/a", "n/a"])
-                continue
-            if kind.startswith(MODEL_KINDS):  # one model, every env batched into it
-                if kind not in models:
-                    models[kind] = _agent_for(kind, None, seed=args.seed)
-                result = evaluate_batched(
-                    env_id,
-                    models[kind],
-                    episodes=args.episodes,
-                    seed=args.seed,
-                    agent_name=kind,
-                    env_kwargs=env_kwargs,
-                )
-            else:
-                result = evaluate(
-                    env_id,
-                    functools.partial(_agent_for, kind, seed=args.seed),
-                    episodes=args.episodes,
-                    seed=args.seed,
-                    agent_name=kind,
-                    env_kwargs=env_kwargs,
-                )
-            if args.json:
-                print(json.dumps(result.summary()))
-            low, high = result.success_interval
-            rows.append(
-                [
-                    env_id,
-                    kind,
-                    args.episodes,
-                    f"{result.success_rate:.2f} [{low:.2f}, {high:.2f}]",
-                    f"{result.mean_return:+.3f}",
-                    f"{result.mean_steps:.1f}",
-                    f"{result.invalid_rate:.2f}",
-                ]
-            )
-    if not args.json:
-        headers = [
-            "env",
-            "agent",
-            "episodes",
-            "success [95% CI]",
-            "mean return",
-            "mean steps",
-            "invalid/step",
-        ]
-        print(
-            format_table(headers, rows, title=f"seeds {args.seed}..{args.seed + args.episodes - 1}")
-        )
-    return 0
 
 
 # -- collect -------------------------------------------------------------------------
@@ -419,8 +307,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     from turngym.sdk.episode_files import EpisodeWriter, write_manifest
     from turngym.sdk.rollout import Collector, GameCollector
 
-    env_id = _env_id(args.env)
-    kwargs = _parse_sets(args.set)
+    env_id = full_id(args.env)
+    kwargs = parse_sets(args.set)
     seats: list[str] = []
     if entry(env_id).game is not None:
         try:
@@ -600,7 +488,7 @@ def _set_flags(kwargs: dict[str, Any]) -> str:
     ' --set goal=random --set size=8'
     >>> import shlex  # what the shell hands back to --set rebuilds the same kwargs
     >>> kwargs = {"goal": "random", "name": "8", "sizes": [1, 2], "text": "a b"}
-    >>> _parse_sets(shlex.split(_set_flags(kwargs))[1::2]) == kwargs
+    >>> parse_sets(shlex.split(_set_flags(kwargs))[1::2]) == kwargs
     True
     """
     import shlex
@@ -645,61 +533,63 @@ def _report_training(summary: dict[str, Any], env: str, env_kwargs: dict[str, An
 # -- entry point ---------------------------------------------------------------------
 
 
+class _Defaults(argparse.HelpFormatter):
+    """Help that ends each flag with its default, where the default is a value."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        # no value to show: a switch, an unset option (its help says what then), a list
+        unset = default is None or default is False or default is argparse.SUPPRESS
+        if unset or default == [] or "%(default)" in text or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``turngym`` command."""
     parser = argparse.ArgumentParser(
         prog="turngym", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("list", help="list the registered envs")
-    p.add_argument("--family", help="only this family (text, classic, ...)")
+    p = sub.add_parser("list", help="list the registered envs", formatter_class=_Defaults)
+    p.add_argument("--family", help=f"only this family: {FAMILIES_HELP}")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(fn=_cmd_list)
 
-    set_help = "env constructor argument, e.g. --set size=8 (repeatable)"
-    opponent_help = "games: who plays the other seats (default random)"
-    p = sub.add_parser("play", help="play an env in the terminal (or watch an agent)")
-    p.add_argument("env", help="env id, e.g. turngym/Wordle-v0 or Wordle-v0")
-    p.add_argument(
-        "--agent",
-        default="human",
-        help="human (default), random, expert, hf:MODEL_DIR or openai:URL",
+    p = sub.add_parser(
+        "play", help="play an env in the terminal (or watch an agent)", formatter_class=_Defaults
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--episodes", type=int, default=1)
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
-    p.add_argument("--opponent", choices=["random", "expert"], help=opponent_help)
-    p.add_argument("--seat", help="games: your seat, 0, 1, ... or random (default 0)")
+    p.add_argument("env", help="env id, e.g. turngym/Wordle-v0 or Wordle-v0")
+    p.add_argument("--agent", default="human", help="human, random, expert, hf:DIR or openai:URL")
+    p.add_argument("--seed", type=int, default=0, help="episode k is reset with seed SEED + k")
+    p.add_argument("--episodes", type=int, default=1, help="episodes to play")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
+    p.add_argument("--opponent", choices=["random", "expert"], help=OPPONENT_HELP)
+    p.add_argument("--seat", help="games: your seat, 0, 1, ... or random (default: 0)")
+    p.add_argument(
+        "--screenshots",
+        default="screenshots",
+        metavar="DIR",
+        help="where envs with pictures save each screenshot, as ENV-seedS-TURN.png",
+    )
     p.set_defaults(fn=_cmd_play)
 
-    p = sub.add_parser("check", help="run the conformance checks and print a pass/fail table")
-    p.add_argument("env", nargs="*", help="env ids")
+    p = sub.add_parser(
+        "check",
+        help="run the conformance checks and print a pass/fail table",
+        formatter_class=_Defaults,
+    )
+    p.add_argument("env", nargs="*", help="env ids or globs, e.g. 'turngym/*Poker*'")
     p.add_argument("--all", action="store_true", help="check every text env and game")
     p.add_argument("--n-fuzz", type=int, default=1000, help="fuzzed actions per env")
     p.add_argument("--reset-episodes", type=int, default=50, help="reused-vs-fresh episodes")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.add_argument("--seed", type=int, default=0, help="the first seed of every check")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
     p.set_defaults(fn=_cmd_check)
 
-    p = sub.add_parser("eval", help="play agents over many seeds and print a success table")
-    p.add_argument("env", nargs="*", help="env ids")
-    p.add_argument("--all", action="store_true", help="every registered env")
-    p.add_argument("--agents", default="expert,random", help="comma list: expert, random")
-    p.add_argument(
-        "--agent",
-        action="append",
-        metavar="KIND",
-        help="an agent to evaluate (repeatable; replaces --agents): expert, random, "
-        "hf:MODEL_DIR (a local transformers model) or openai:URL (an OpenAI-compatible server)",
-    )
-    p.add_argument("--episodes", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="one JSON line per (env, agent)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
-    p.add_argument("--opponent", choices=["random", "expert"], help=opponent_help)
-    p.add_argument("--seat", help="games: the evaluated agent's seat (default 0)")
-    p.set_defaults(fn=_cmd_eval)
+    add_eval_parser(sub, formatter=_Defaults)
 
     p = sub.add_parser(
         "collect",
@@ -717,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--output", required=True, metavar="DIR", help="the dataset folder to write")
     p.add_argument("--seed", type=int, default=0, help="episode k is reset with seed SEED + k")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
     p.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
     p.add_argument(
         "--opponent",

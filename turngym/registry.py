@@ -8,8 +8,11 @@ env code. ``register_envs()`` runs on ``import turngym`` and, through the
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import importlib
-from collections.abc import Mapping
+import inspect
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -23,7 +26,19 @@ from turngym.envs.web.miniwob_tasks import (
 )
 from turngym.extras import unavailable
 
-__all__ = ["ENVS", "GAMES", "GUI", "MINIWOB", "EnvEntry", "entry", "load", "register_envs"]
+__all__ = [
+    "ENVS",
+    "FAMILIES",
+    "GAMES",
+    "GUI",
+    "MINIWOB",
+    "EnvEntry",
+    "entry",
+    "load",
+    "register_envs",
+    "select",
+    "suggest",
+]
 
 NAMESPACE = "turngym"
 
@@ -61,6 +76,46 @@ class EnvEntry:
     def name(self) -> str:
         """The id without the namespace, e.g. ``Wordle-v0``."""
         return self.id.split("/", 1)[-1]
+
+    @property
+    def group(self) -> str:
+        """The family as tables and ``--family`` see it: MiniWoB apart from the web sites.
+
+        >>> entry("miniwob.click-test-v0").group, entry("WebShop-v0").group
+        ('miniwob', 'web')
+        """
+        return "miniwob" if self.name.startswith("miniwob.") else self.family
+
+    def kwarg_names(self) -> list[str]:
+        """The constructor arguments ``gym.make(self.id, **kwargs)`` accepts (imports the env).
+
+        >>> "max_guesses" in entry("Wordle-v0").kwarg_names()
+        True
+        """
+        names: list[str] = []
+        classes = [load(self.entry_point)]
+        if self.game is not None:  # GameView passes the rest on to the game
+            classes.append(load(self.game))
+        for cls in classes:
+            own = True
+            for klass in cls.__mro__:  # an __init__ that takes **kwargs hands them up
+                if "__init__" not in vars(klass):
+                    continue
+                params = inspect.signature(klass.__init__).parameters.values()
+                names += [
+                    p.name
+                    for p in params
+                    if p.name != "self"
+                    and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+                    # a base's required argument is the subclass's to fill (a classic env)
+                    and (own or p.default is not p.empty)
+                ]
+                own = False
+                if not any(p.kind is p.VAR_KEYWORD for p in params):
+                    break
+        # the game and expert a game row fills in are import strings, not user options
+        fixed = {"game", "expert"} if self.game is not None else set()
+        return sorted({n for n in names if n not in fixed and not n.startswith("_")})
 
     def unavailable(self) -> str | None:
         """What to install before this env can run here, or None when nothing is missing.
@@ -502,13 +557,74 @@ ENVS = ENVS + GUI
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
 
 
+# The families ``--family`` takes, in table order (benchmarks/headroom.py's too).
+FAMILIES = ("text", "classic", "games", "web", "miniwob", "gui", "swe")
+
+
+def suggest(name: str) -> str | None:
+    """The registered name closest to a mistyped one, or None when none is close.
+
+    >>> suggest("Wordel-v0"), suggest("wordle"), suggest("Xyzzy-v7")
+    ('Wordle-v0', 'Wordle-v0', None)
+    """
+    short = name.removeprefix(f"{NAMESPACE}/")
+    names = {e.name.lower(): e.name for e in ENVS}
+    bare = {e.name.lower().rsplit("-v", 1)[0]: e.name for e in ENVS}
+    for table in (names, bare):  # a case slip or a missing version first
+        if short.lower() in table:
+            return table[short.lower()]
+    close = difflib.get_close_matches(short.lower(), list(names), n=1, cutoff=0.75)
+    return names[close[0]] if close else None
+
+
 def entry(env_id: str) -> EnvEntry:
-    """The table row of ``env_id`` (with or without the ``turngym/`` prefix)."""
+    """The table row of ``env_id`` (with or without the ``turngym/`` prefix).
+
+    Raises:
+        KeyError: the id is not registered; the message names the closest id, if any.
+
+    """
     key = env_id if env_id.startswith(f"{NAMESPACE}/") else f"{NAMESPACE}/{env_id}"
     if key not in _BY_ID:
-        known = ", ".join(e.name for e in ENVS)
-        raise KeyError(f"unknown turngym env {env_id!r}; known ids: {known}")
+        guess = suggest(env_id)
+        hint = f"did you mean {guess}?" if guess else "`turngym list` shows the known ids"
+        raise KeyError(f"unknown turngym env {env_id!r}; {hint}")
     return _BY_ID[key]
+
+
+def select(patterns: Sequence[str] = (), families: Sequence[str] = ()) -> list[EnvEntry]:
+    """The rows named by ``patterns`` (ids, short ids or globs), or all, within ``families``.
+
+    A glob (``*``, ``?``, ``[``) matches ids and short ids (``'*Poker*'``); ``families``
+    are names of ``FAMILIES`` (``web``: the sites, ``miniwob``: the MiniWoB tasks). Rows
+    keep the table's order and appear once.
+
+    >>> [e.name for e in select(["*Poker*"])]
+    ['KuhnPoker-v0']
+    >>> len(select(families=["classic"]))
+    3
+
+    Raises:
+        KeyError: an id that is not registered, or a glob that matches nothing.
+        ValueError: a family that is not one of ``FAMILIES``.
+
+    """
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown:
+        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {unknown[0]!r}")
+    chosen: dict[str, EnvEntry] = {}
+    for pattern in patterns:
+        if not any(c in pattern for c in "*?["):
+            row = entry(pattern)
+            chosen[row.id] = row
+            continue
+        hits = [e for e in ENVS if fnmatch.fnmatchcase(e.id, pattern)]
+        hits += [e for e in ENVS if fnmatch.fnmatchcase(e.name, pattern)]
+        if not hits:
+            raise KeyError(f"no turngym env id matches {pattern!r}")
+        chosen.update((e.id, e) for e in hits)
+    rows = [e for e in ENVS if e.id in chosen] if patterns else list(ENVS)
+    return [e for e in rows if not families or e.group in families]
 
 
 def load(target: str) -> Any:

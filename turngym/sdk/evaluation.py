@@ -1,10 +1,14 @@
-"""Play agents in envs and summarise how they do (success rate, return, length)."""
+"""Play agents in envs and summarise how they do (success rate, return, length).
+
+``evaluate`` plays one agent in one env; ``evaluate_jobs`` runs many (env, agent) pairs
+and yields each result as soon as it is done, in worker processes when asked.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -15,10 +19,14 @@ from turngym.progress import progress
 
 __all__ = [
     "EpisodeStats",
+    "EvalFailure",
+    "EvalJob",
     "EvalResult",
     "evaluate",
     "evaluate_batched",
+    "evaluate_jobs",
     "play_episode",
+    "run_job",
     "wilson_interval",
 ]
 
@@ -138,8 +146,13 @@ def evaluate(
     seed: int = 0,
     agent_name: str = "agent",
     env_kwargs: dict[str, Any] | None = None,
+    show_progress: bool = True,
+    plain_every: float | None = None,
 ) -> EvalResult:
     """Play ``episodes`` episodes on seeds ``seed, seed+1, ...`` and collect the stats.
+
+    ``show_progress``: a bar on a terminal; ``plain_every``: plain progress lines at most
+    every that many seconds elsewhere (``turngym.progress.progress``).
 
     >>> from turngym.agents import RandomAgent
     >>> r = evaluate("turngym/Bandit-v0", lambda env: RandomAgent(seed=0), episodes=4)
@@ -149,10 +162,11 @@ def evaluate(
     env = gym.make(env_id, **(env_kwargs or {}))
     try:
         agent = make_agent(env)
-        stats = [
-            play_episode(env, agent, seed + k)
-            for k in progress(range(episodes), total=episodes, desc=f"{env_id} {agent_name}")
-        ]
+        seeds: Any = range(episodes)
+        if show_progress:
+            desc = f"{env_id} {agent_name}"
+            seeds = progress(seeds, total=episodes, desc=desc, plain_every=plain_every)
+        stats = [play_episode(env, agent, seed + k) for k in seeds]
     finally:
         env.close()
     return EvalResult(env_id, agent_name, stats)
@@ -194,3 +208,127 @@ def evaluate_batched(
         for k, ep in enumerate(done)
     ]
     return EvalResult(env_id, agent_name, stats)
+
+
+# -- many (env, agent) pairs ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvalJob:
+    """One (env, agent) pair for ``evaluate_jobs``: plain data, so a worker can take it."""
+
+    env_id: str
+    agent: str
+    """``expert``, ``random`` (built per env), or a model spec (``hf:DIR``, ``openai:URL``)"""
+    episodes: int = 100
+    seed: int = 0
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvalFailure:
+    """A job that raised: the error's type and message, on one line."""
+
+    env_id: str
+    agent: str
+    error: str
+
+
+def run_job(
+    job: EvalJob,
+    agent: Agent | None = None,
+    show_progress: bool = False,
+    plain_every: float | None = None,
+) -> EvalResult | EvalFailure:
+    """Play ``job``: with ``agent`` (a model agent, batched over envs) or one built per env.
+
+    An exception becomes an ``EvalFailure``, so one broken env does not end a long run
+    and the result crosses a process boundary as plain text.
+    """
+    from turngym.sdk.agents import make_agent
+
+    try:
+        if agent is not None:
+            return evaluate_batched(
+                job.env_id,
+                agent,
+                episodes=job.episodes,
+                seed=job.seed,
+                agent_name=job.agent,
+                env_kwargs=dict(job.env_kwargs),
+            )
+        return evaluate(
+            job.env_id,
+            lambda env: make_agent(job.agent, env, seed=job.seed),
+            episodes=job.episodes,
+            seed=job.seed,
+            agent_name=job.agent,
+            env_kwargs=dict(job.env_kwargs),
+            show_progress=show_progress,
+            plain_every=plain_every,
+        )
+    except Exception as error:  # reported as the job's result, not lost
+        text = " ".join(str(error).split()) or "(no message)"
+        return EvalFailure(job.env_id, job.agent, f"{type(error).__name__}: {text}")
+
+
+def _run_in_worker(job: EvalJob) -> EvalResult | EvalFailure:
+    return run_job(job)
+
+
+def evaluate_jobs(
+    jobs: Sequence[EvalJob],
+    workers: int = 1,
+    agents: Mapping[str, Agent] | None = None,
+    show_progress: bool = True,
+    plain_every: float | None = None,
+) -> Generator[EvalResult | EvalFailure, None, None]:
+    """Run ``jobs`` and yield each one's result as soon as it is done.
+
+    Args:
+        jobs: the (env, agent) pairs; each is played on its own seeds, so the results do
+            not depend on the order or the process that plays them.
+        workers: 1 plays the jobs here, in order. More starts that many worker processes
+            (``spawn``: a fresh interpreter each, so every process has its own browser,
+            X server, sandboxes and RNG state) and yields results as they finish.
+        agents: prebuilt agents by spec (a loaded model): their jobs run in this
+            process, one at a time, while the workers play the rest.
+        show_progress: a bar per job played in this process, on a terminal.
+        plain_every: elsewhere, a plain progress line at most this often (seconds).
+
+    >>> jobs = [EvalJob("turngym/Bandit-v0", "expert", episodes=3)]
+    >>> [round(r.success_rate, 2) for r in evaluate_jobs(jobs)]
+    [1.0]
+
+    """
+    shared = dict(agents or {})
+
+    def here(job: EvalJob) -> EvalResult | EvalFailure:
+        return run_job(job, shared.get(job.agent), show_progress, plain_every)
+
+    if workers <= 1:
+        for job in jobs:
+            yield here(job)
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    remote = [job for job in jobs if job.agent not in shared]
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        pending: set[Future[EvalResult | EvalFailure]] = {
+            pool.submit(_run_in_worker, job) for job in remote
+        }
+        for job in jobs:  # the model's jobs, while the workers play
+            if job.agent in shared:
+                yield here(job)
+                done = {f for f in pending if f.done()}
+                pending -= done
+                for future in done:
+                    yield future.result()
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+    finally:  # also when the caller stops early (a closed pipe, Ctrl-C)
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -60,6 +60,7 @@ from turngym.sdk.trainers.common import (
     is_number,
     load_policy,
     make_text_env,
+    open_run_dir,
     resolve_model,
     restore_weights,
     run_training,
@@ -249,6 +250,7 @@ class ArCHerTrainer:
         single_process("ArCHer")
         self.config = c = config
         self.env_fn = env_fn
+        self.run_dir = open_run_dir(c.output_dir, c.resume)  # before any slow work
         self.env_id, _ = env_id_of(c.env, env_fn, games=False, trainer="ArCHer")
         env = self._make_env()  # bad env_kwargs or wrapper options fail here, early
         _, info = env.reset(seed=0)
@@ -258,8 +260,6 @@ class ArCHerTrainer:
                 f"v_action='candidates' needs info['legal_actions'] and {self.env_id} lists "
                 "none; use v_action='sample'"
             )
-        self.run_dir = Path(c.output_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
         default_lr = 1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-5
         self.actor_lr = c.actor_lr if c.actor_lr is not None else default_lr

@@ -103,6 +103,26 @@ def checkpoint_dirs(run_dir: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("step-"))
 
 
+def open_run_dir(output_dir: str | Path, resume: bool) -> Path:
+    """The run directory of a trainer; with ``resume`` it must hold a checkpoint.
+
+    Nothing is created here: the first file a run writes makes the folder, so a run that
+    fails before its first step leaves no empty one behind.
+
+    Raises:
+        ValueError: ``resume`` and no checkpoint to resume from (a missing or empty dir).
+
+    """
+    run_dir = Path(output_dir)
+    if resume and latest_checkpoint(run_dir) is None:
+        what = "does not exist" if not run_dir.exists() else "holds no checkpoint"
+        raise ValueError(
+            f"resume: {run_dir} {what}; drop --resume to start a new run there, or "
+            "name the --output-dir of the run to continue"
+        )
+    return run_dir
+
+
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The checkpoint ``LATEST`` names, or None when the run has none."""
     pointer = run_dir / "checkpoints" / "LATEST"

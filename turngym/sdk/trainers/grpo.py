@@ -64,6 +64,7 @@ from turngym.sdk.trainers.common import (
     env_id_of,
     make_game_env,
     make_text_env,
+    open_run_dir,
     resolve_model,
     restore_weights,
     run_training,
@@ -105,12 +106,11 @@ class GRPOTrainer:
 
         self.config = c = config
         self.env_fn = env_fn
+        self.run_dir = open_run_dir(c.output_dir, c.resume)  # before any slow work
         self.env_id, self.is_game = env_id_of(c.env, env_fn, games=True, trainer="GRPO")
         if c.advantage == "rae" and not self.is_game:
             raise ValueError("advantage='rae' is for games (per-seat baselines); use grpo")
         self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
-        self.run_dir = Path(c.output_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         self.dp = DataParallel.start()
         self.is_main = self.dp is None or self.dp.is_main
         # "tiny" builds the model into the run dir: process 0 writes it, the rest read it.

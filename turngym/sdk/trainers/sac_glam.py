@@ -57,6 +57,7 @@ from turngym.sdk.trainers.common import (
     is_int,
     is_number,
     make_text_env,
+    open_run_dir,
     resolve_model,
     restore_weights,
     run_training,
@@ -281,6 +282,7 @@ class SACGLAMTrainer:
         single_process("SAC-GLAM")
         self.config = c = config
         self.env_fn = env_fn
+        self.run_dir = open_run_dir(c.output_dir, c.resume)  # before any slow work
         self.env_id, _ = env_id_of(c.env, env_fn, games=False, trainer="SAC-GLAM")
         self._goal_env = self._make_env()  # bad env_kwargs or wrapper options fail here
         _, info = self._goal_env.reset(seed=0)
@@ -295,8 +297,6 @@ class SACGLAMTrainer:
                 f"relabel={c.relabel!r} needs a goal-conditioned env (info['goal'] and "
                 f"env.unwrapped.compute_reward); {self.env_id} is not one: use relabel='none'"
             )
-        self.run_dir = Path(c.output_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
         default_lr = 1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-5
         self.policy_lr = c.policy_lr if c.policy_lr is not None else default_lr
