@@ -333,3 +333,11 @@ def test_cli_bad_demos_print_one_line(rl_model_dir, tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("turngym: demos must be") and err.count("\n") == 1
+
+
+def test_resume_without_a_run_is_an_error_and_a_failed_run_leaves_no_folder(rl_model_dir, tmp_path):
+    with pytest.raises(ValueError, match=r"resume: .* does not exist"):
+        SFTTrainer(config(rl_model_dir, tmp_path, resume=True))
+    with pytest.raises(ValueError, match="holds no episodes"):
+        SFTTrainer(config(rl_model_dir, tmp_path, demos=_write(tmp_path / "e.jsonl", "")))
+    assert not (tmp_path / "run").exists()

@@ -54,6 +54,7 @@ from turngym.sdk.trainers.common import (
     load_policy,
     make_game_env,
     make_text_env,
+    open_run_dir,
     resolve_model,
     restore_weights,
     run_training,
@@ -283,8 +284,7 @@ class SFTTrainer:
         self.env_id, self.is_game = env_id_of(c.env, None, games=True, trainer="SFT")
         self._check_demos()
         self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
-        self.run_dir = Path(c.output_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir = open_run_dir(c.output_dir, c.resume)  # before any slow work
         self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
         self.lr = (
             c.lr
