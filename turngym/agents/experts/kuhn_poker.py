@@ -83,6 +83,17 @@ class KuhnPokerExpert(BaseAgent):
         """Reseed the RNG that mixes its actions."""
         self._rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=_EXPERT_STREAM))
 
+    def action_probabilities(self, obs: Any, info: dict[str, Any]) -> dict[str, float]:
+        """The equilibrium's probability of each legal action for the player to act.
+
+        What ``act`` samples from; ``turngym.sdk.exploitability`` reads it.
+        """
+        game = self.game
+        line = game.line
+        p = self._strategy[line][game.cards[game.current]]  # its own card only
+        strong, weak = _AGGRESSIVE.get(line, _FACING)
+        return {strong: p, weak: 1.0 - p}
+
     def act(self, obs: Any, info: dict[str, Any]) -> str:
         """Bet/call or check/fold with the equilibrium probability for its card and line."""
         game = self.game
