@@ -16,7 +16,10 @@
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
 - ``run_training``: the loop around a trainer's ``train_step``: resume, evaluation
-  before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve.
+  before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve;
+  it writes ``config.json`` (the config as JSON) when the run starts writing.
+- ``record_eval_episodes``: a few episodes of each evaluation, for ``turngym view``, in
+  ``episodes/eval-step-NNNNNNN.jsonl`` (``turngym.sdk.episode_files`` schema).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ __all__ = [
     "make_game_env",
     "make_text_env",
     "plot_curves",
+    "record_eval_episodes",
     "resolve_model",
     "restore_weights",
     "run_training",
@@ -59,6 +63,7 @@ __all__ = [
     "save_final_model",
     "scheduled_lr",
     "wrapper_spec",
+    "write_config",
 ]
 
 TINY = "tiny"
@@ -171,6 +176,58 @@ def scheduled_lr(base: float, step: int, steps: int, schedule: str, warmup: int 
     if schedule == "cosine":
         return base * 0.5 * (1 + math.cos(math.pi * done))
     return base
+
+
+# -- run files -----------------------------------------------------------------------
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temp file beside it, then rename)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_config(run_dir: Path, config: Any) -> Path:
+    """``run_dir/config.json``: the config dataclass as JSON (rewritten only when it differs).
+
+    A resumed run with the same config leaves the file as it was.
+    """
+    path = run_dir / "config.json"
+    text = json.dumps(dataclasses.asdict(config), indent=1, default=str) + "\n"
+    if not (path.is_file() and path.read_text(encoding="utf-8") == text):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _write_text_atomic(path, text)
+    return path
+
+
+def record_eval_episodes(
+    trainer: Any, groups: Iterable[tuple[Sequence[Any], dict[str, Any]]]
+) -> Path | None:
+    """Save the first ``eval_record_episodes`` episodes of each group of an evaluation.
+
+    ``groups`` are ``(episodes, meta)`` pairs: one for a single-agent env, one per seat
+    in a game (meta: ``mode``, and ``seat`` and ``opponent`` for games). Each episode's
+    ``meta`` gets the group's and ``step`` (``trainer.step``), and they go to
+    ``trainer.run_dir/episodes/eval-step-NNNNNNN.jsonl`` (pictures as PNG files in
+    ``episodes/images/``), replaced whole. Returns the file, or None when recording is
+    off (``eval_record_episodes=0``) or this is not process 0 under torchrun.
+    """
+    count = trainer.config.eval_record_episodes
+    if not count or not getattr(trainer, "is_main", True):
+        return None
+    from turngym.sdk.episode_files import EpisodeWriter
+
+    step = trainer.step
+    path = trainer.run_dir / "episodes" / f"eval-step-{step:07d}.jsonl"
+    kept = [
+        dataclasses.replace(ep, meta={**ep.meta, **meta, "step": step})
+        for episodes, meta in groups
+        for ep in list(episodes)[:count]
+    ]
+    with EpisodeWriter(path) as writer:
+        writer.write(kept)
+    return path
 
 
 # -- metrics -----------------------------------------------------------------------
@@ -445,6 +502,10 @@ COMMON_FIELD_DOCS: dict[str, str] = {
     "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
     "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
     "eval_episodes": "episodes per evaluation",
+    "eval_record_episodes": (
+        "episodes of each evaluation saved to episodes/eval-step-N.jsonl for turngym view "
+        "(games: per seat; 0: none)"
+    ),
     "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
     "keep_checkpoints": "checkpoints kept on disk",
     "tensorboard": "also write TensorBoard events",
@@ -704,6 +765,8 @@ def run_training(
     resume_from = latest_checkpoint(trainer.run_dir) if c.resume else None
     if resume_from is not None:
         trainer.load(resume_from)
+    if main:
+        write_config(trainer.run_dir, c)
     log = (
         MetricsLog(
             trainer.run_dir,
