@@ -163,6 +163,23 @@ def test_only_process_zero_records_and_zero_records_nothing(tmp_path):
     assert episodes[0].meta == {"seats": 1}  # the evaluation's own records stay as they were
 
 
+def test_a_resumed_run_drops_the_recorded_evaluations_after_its_checkpoint(tmp_path):
+    from turngym.sdk.trainers.common import drop_eval_episodes_after
+
+    folder = tmp_path / "episodes"
+    folder.mkdir()
+    for step in (0, 10, 20, 30):
+        (folder / f"eval-step-{step:07d}.jsonl").write_text("")
+    (folder / "notes.jsonl").write_text("")
+    drop_eval_episodes_after(tmp_path, 10)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "eval-step-0000000.jsonl",
+        "eval-step-0000010.jsonl",
+        "notes.jsonl",
+    ]
+    drop_eval_episodes_after(tmp_path / "nothing-here", 0)  # a run without episodes/
+
+
 @pytest.mark.parametrize(
     ("module", "name"),
     [

@@ -19,7 +19,8 @@
   before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve;
   it writes ``config.json`` (the config as JSON) when the run starts writing.
 - ``record_eval_episodes``: a few episodes of each evaluation, for ``turngym view``, in
-  ``episodes/eval-step-NNNNNNN.jsonl`` (``turngym.sdk.episode_files`` schema).
+  ``episodes/eval-step-NNNNNNN.jsonl`` (``turngym.sdk.episode_files`` schema); a
+  resumed run drops those after its checkpoint (``drop_eval_episodes_after``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "check_config",
     "checkpoint_dirs",
     "config_from_args",
+    "drop_eval_episodes_after",
     "env_id_of",
     "format_metrics",
     "is_int",
@@ -228,6 +230,17 @@ def record_eval_episodes(
     with EpisodeWriter(path) as writer:
         writer.write(kept)
     return path
+
+
+def drop_eval_episodes_after(run_dir: Path, step: int) -> None:
+    """Delete the recorded evaluations of steps after ``step`` (a resumed run redoes them).
+
+    Like the metrics rows after the checkpoint, they come from the run that crashed.
+    """
+    for path in (run_dir / "episodes").glob("eval-step-*.jsonl"):
+        number = path.stem.removeprefix("eval-step-")
+        if number.isdigit() and int(number) > step:
+            path.unlink()
 
 
 # -- metrics -----------------------------------------------------------------------
@@ -767,6 +780,8 @@ def run_training(
         trainer.load(resume_from)
     if main:
         write_config(trainer.run_dir, c)
+        if resume_from is not None:
+            drop_eval_episodes_after(trainer.run_dir, trainer.step)
     log = (
         MetricsLog(
             trainer.run_dir,
