@@ -18,9 +18,8 @@
 - ``run_training``: the loop around a trainer's ``train_step``: resume, evaluation
   before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve;
   it writes ``config.json`` (the config as JSON) when the run starts writing.
-- ``record_eval_episodes``: a few episodes of each evaluation, for ``turngym view``, in
-  ``episodes/eval-step-NNNNNNN.jsonl`` (``turngym.sdk.episode_files`` schema); a
-  resumed run drops those after its checkpoint (``drop_eval_episodes_after``).
+- ``record_eval_episodes``, ``write_config``, ``drop_eval_episodes_after``: the run's
+  files for ``turngym view`` (from ``run_files``, re-exported here).
 """
 
 from __future__ import annotations
@@ -38,6 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from turngym.hf_compat import quiet
+from turngym.sdk.trainers.run_files import (
+    drop_eval_episodes_after,
+    record_eval_episodes,
+    write_config,
+)
 
 __all__ = [
     "GAME_WRAPPERS",
@@ -178,69 +182,6 @@ def scheduled_lr(base: float, step: int, steps: int, schedule: str, warmup: int 
     if schedule == "cosine":
         return base * 0.5 * (1 + math.cos(math.pi * done))
     return base
-
-
-# -- run files -----------------------------------------------------------------------
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a temp file beside it, then rename)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def write_config(run_dir: Path, config: Any) -> Path:
-    """``run_dir/config.json``: the config dataclass as JSON (rewritten only when it differs).
-
-    A resumed run with the same config leaves the file as it was.
-    """
-    path = run_dir / "config.json"
-    text = json.dumps(dataclasses.asdict(config), indent=1, default=str) + "\n"
-    if not (path.is_file() and path.read_text(encoding="utf-8") == text):
-        run_dir.mkdir(parents=True, exist_ok=True)
-        _write_text_atomic(path, text)
-    return path
-
-
-def record_eval_episodes(
-    trainer: Any, groups: Iterable[tuple[Sequence[Any], dict[str, Any]]]
-) -> Path | None:
-    """Save the first ``eval_record_episodes`` episodes of each group of an evaluation.
-
-    ``groups`` are ``(episodes, meta)`` pairs: one for a single-agent env, one per seat
-    in a game (meta: ``mode``, and ``seat`` and ``opponent`` for games). Each episode's
-    ``meta`` gets the group's and ``step`` (``trainer.step``), and they go to
-    ``trainer.run_dir/episodes/eval-step-NNNNNNN.jsonl`` (pictures as PNG files in
-    ``episodes/images/``), replaced whole. Returns the file, or None when recording is
-    off (``eval_record_episodes=0``) or this is not process 0 under torchrun.
-    """
-    count = trainer.config.eval_record_episodes
-    if not count or not getattr(trainer, "is_main", True):
-        return None
-    from turngym.sdk.episode_files import EpisodeWriter
-
-    step = trainer.step
-    path = trainer.run_dir / "episodes" / f"eval-step-{step:07d}.jsonl"
-    kept = [
-        dataclasses.replace(ep, meta={**ep.meta, **meta, "step": step})
-        for episodes, meta in groups
-        for ep in list(episodes)[:count]
-    ]
-    with EpisodeWriter(path) as writer:
-        writer.write(kept)
-    return path
-
-
-def drop_eval_episodes_after(run_dir: Path, step: int) -> None:
-    """Delete the recorded evaluations of steps after ``step`` (a resumed run redoes them).
-
-    Like the metrics rows after the checkpoint, they come from the run that crashed.
-    """
-    for path in (run_dir / "episodes").glob("eval-step-*.jsonl"):
-        number = path.stem.removeprefix("eval-step-")
-        if number.isdigit() and int(number) > step:
-            path.unlink()
 
 
 # -- metrics -----------------------------------------------------------------------
