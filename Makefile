@@ -15,10 +15,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## demo: train a tiny model with GRPO on FrozenLake-text (~2 min on 2 cores), then evaluate it
+## demo: train a tiny model with GRPO on FrozenLake-text (~2 min on 2 cores), then evaluate it and print the `turngym view` command
 demo: $(STAMP)
 	$(VENV)/bin/turngym train grpo --config examples/grpo_frozenlake.toml
 	$(VENV)/bin/turngym eval FrozenLake-v0 --agent hf:runs/demo/final --agent random --agent expert --episodes 50
+	@echo "See the run (curves, and episodes before and after training): $(VENV)/bin/turngym view runs/demo"
 
 ## tour: play every registered env with the expert and a random agent; print the success table
 tour: $(STAMP)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
-import turngym  # noqa: F401
+import turngym
 from turngym.agents import make_expert
 from turngym.testing import check_text_env
 from turngym.wrappers.record_episodes import RecordEpisodes, json_safe, load_transcripts
@@ -149,3 +150,153 @@ def test_odd_unicode_actions_round_trip_exactly(tmp_path):
     *_, truncated, _ = env.step(action)
     env.close()
     assert truncated and load_transcripts(path)[0]["steps"][0]["action"] == action
+
+
+class Screens(gym.Env):
+    """A web-like env: each observation has text and a 64x64 RGB screenshot (info: a grey one).
+
+    The screen changes every other step, so some pictures repeat.
+    """
+
+    observation_space = gym.spaces.Dict(
+        {
+            "text": turngym.spaces.Unicode(64),
+            "screenshot": gym.spaces.Box(0, 255, (64, 64, 3), np.uint8),
+        }
+    )
+    action_space = turngym.spaces.Unicode(16)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self._obs(), {"thumb": self._screen()[:, :, 0]}
+
+    def _screen(self) -> np.ndarray:
+        rng = np.random.default_rng(self.t // 2)
+        return rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)
+
+    def _obs(self) -> dict:
+        return {"text": f"page {self.t}", "screenshot": self._screen()}
+
+    def step(self, action):
+        self.t += 1
+        info = {"thumb": self._screen()[:, :, 0], "mask": np.ones((4, 4), np.uint8)}
+        return self._obs(), 0.0, self.t == 4, False, info
+
+
+def record_screens(path, episodes: int = 1) -> list[list]:
+    """Play ``episodes`` of Screens under RecordEpisodes; each one's observations."""
+    env = RecordEpisodes(Screens(), path)
+    seen = []
+    for _ in range(episodes):
+        obs, _ = env.reset(seed=0)
+        shown = [obs]
+        for _ in range(4):
+            shown.append(env.step("next")[0])
+        seen.append(shown)
+    env.close()
+    return seen
+
+
+def test_screenshots_are_png_files_beside_the_jsonl_and_load_back_as_arrays(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    (shown,) = record_screens(path)
+    line = path.read_text()
+    # 5 screenshots of 12,288 bytes each would be ~150 KB of JSON integers
+    assert len(line) < 5000
+    pngs = sorted((tmp_path / "images").iterdir())
+    assert len(pngs) == 6  # 3 distinct RGB screens and their 3 grey thumbnails, once each
+    raw = json.loads(line)
+    first = raw["observation"]["screenshot"]
+    assert first["__turngym__"] == "image" and first["shape"] == [64, 64, 3]
+    assert first["path"].startswith("images/") and first["path"].endswith(".png")
+    assert raw["steps"][0]["info"]["mask"] == [[1] * 4] * 4  # small arrays stay numbers
+    (t,) = load_transcripts(path)
+    loaded = [t["observation"]] + [s["observation"] for s in t["steps"]]
+    for got, want in zip(loaded, shown, strict=True):
+        assert got["text"] == want["text"]
+        assert got["screenshot"].dtype == np.uint8
+        np.testing.assert_array_equal(got["screenshot"], want["screenshot"])
+    np.testing.assert_array_equal(t["info"]["thumb"], shown[0]["screenshot"][:, :, 0])
+    (refs,) = load_transcripts(path, images=False)
+    assert refs == raw
+
+
+def test_a_second_recording_in_the_folder_reuses_the_pictures(tmp_path):
+    record_screens(tmp_path / "a.jsonl")
+    before = {p.name: p.stat().st_ino for p in (tmp_path / "images").iterdir()}
+    record_screens(tmp_path / "b.jsonl", episodes=2)
+    after = {p.name: p.stat().st_ino for p in (tmp_path / "images").iterdir()}
+    assert after == before  # same pictures, same files, not rewritten
+    assert len(load_transcripts(tmp_path / "b.jsonl")) == 2
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims ``width`` x ``height`` grey pixels (a decompression bomb's header)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    idat = zlib.compress(b"\0" * 64)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("../secret.png", "leads outside the folder"),
+        ("/etc/passwd", "leads outside the folder"),
+        ("images/link.png", "symlink"),
+        ("images/bomb.png", "over max_image_pixels"),
+        ("images/missing.png", "cannot open"),
+        ("images/text.png", "not a readable PNG"),
+    ],
+)
+def test_hostile_picture_references_are_one_line_errors(tmp_path, where, message):
+    folder = tmp_path / "data"
+    path = folder / "episodes.jsonl"
+    record_screens(path)
+    outside = tmp_path / "secret.png"
+    outside.write_bytes((folder / "images" / next((folder / "images").iterdir()).name).read_bytes())
+    (folder / "images" / "link.png").symlink_to(outside)
+    (folder / "images" / "bomb.png").write_bytes(_png_header(100_000, 100_000))
+    (folder / "images" / "text.png").write_text("not a picture")
+    raw = json.loads(path.read_text())
+    raw["observation"]["screenshot"]["path"] = where
+    raw["observation"]["screenshot"]["shape"] = [64, 64, 3]
+    path.write_text(json.dumps(raw) + "\n")
+    with pytest.raises(ValueError, match=rf"episodes\.jsonl:1: .*{message}") as caught:
+        load_transcripts(path)
+    assert "\n" not in str(caught.value)
+    assert load_transcripts(path, images=False)[0]["observation"]["screenshot"]["path"] == where
+
+
+def test_a_picture_reference_must_match_its_png(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    record_screens(path)
+    raw = json.loads(path.read_text())
+    raw["observation"]["screenshot"]["shape"] = [32, 128, 3]
+    path.write_text(json.dumps(raw) + "\n")
+    with pytest.raises(ValueError, match=r"episodes\.jsonl:1: picture .* not the shape"):
+        load_transcripts(path)
+    raw["observation"]["screenshot"] = {"__turngym__": "image", "path": 3, "shape": [1]}
+    path.write_text(json.dumps(raw) + "\n")
+    with pytest.raises(ValueError, match=r"episodes\.jsonl:1: a picture is"):
+        load_transcripts(path)
+    record_screens(tmp_path / "new.jsonl")
+    with pytest.raises(ValueError, match=r"new\.jsonl:1: .*64x64 picture is over max_image_pix"):
+        load_transcripts(tmp_path / "new.jsonl", max_image_pixels=100)
+
+
+def test_without_pillow_pictures_are_a_missing_extra_one_liner(tmp_path, monkeypatch):
+    from turngym.extras import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "PIL", None)  # what an install without Pillow sees
+    env = RecordEpisodes(Screens(), tmp_path / "episodes.jsonl")
+    with pytest.raises(MissingExtra, match=r"turngym\[data\]"):
+        env.reset(seed=0)
+    env.close()

@@ -75,6 +75,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from turngym.extras import needs_extra
+from turngym.images import ImageError
 from turngym.sdk.episode_values import (
     RowError,
     RowImages,
@@ -517,7 +518,7 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     try:
         raw = read_inside(Path(folder), MANIFEST, _MAX_MANIFEST_BYTES)
         manifest = json.loads(raw.decode("utf-8"))
-    except RowError as error:
+    except ImageError as error:
         raise ValueError(f"{where}: {error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"{where}: not valid JSON ({error})") from None

@@ -6,7 +6,8 @@ and read by ``parse_json_text``. What JSON lacks becomes an object with the key
 ``"__turngym__"`` (NumPy arrays, pictures, tuples, bytes, dicts with keys that are not
 strings); the schema is in ``episode_files``' docstring. Pictures (uint8 screenshots)
 become PNG through ``RowImages`` and come back through ``row_image_loader``, which
-opens only regular files inside a dataset's folder and bounds every read. Errors in a
+opens only regular files inside a dataset's folder and bounds every read (the PNG and
+file helpers are ``turngym.images``', re-exported here). Errors in a
 row are ``RowError``s that say where in the row; the reader adds the file and line.
 """
 
@@ -14,19 +15,22 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import io
 import json
 import math
-import os
-import stat
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from turngym.extras import needs_extra
+from turngym.images import (
+    ImageError,
+    image_digest,
+    is_image,
+    png_bytes,
+    read_inside,
+    read_png,
+)
 
 __all__ = [
     "DTYPES",
@@ -50,17 +54,9 @@ DTYPES = frozenset(
     | {f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)}
 )
 """The NumPy dtypes an array may have in an episode file."""
-_MIN_IMAGE_PIXELS = 256  # smaller uint8 arrays (boards, masks) stay readable in the JSON
-_PNG_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
-
-
-def _is_image(value: np.ndarray) -> bool:
-    shape = value.shape
-    return (
-        value.dtype == np.uint8
-        and (len(shape) == 2 or (len(shape) == 3 and 1 <= shape[2] <= 4))
-        and shape[0] * shape[1] >= _MIN_IMAGE_PIXELS
-    )
+# The picture helpers live in the bottom layer (transcripts use them too); kept here by
+# name for the code that imports them from this module.
+_is_image = is_image
 
 
 class RowImages:
@@ -74,7 +70,7 @@ class RowImages:
     def add(self, image: np.ndarray) -> int:
         """The index of ``image`` in ``entries`` (stored when new)."""
         image = np.ascontiguousarray(image)
-        digest = hashlib.sha256(repr(image.shape).encode() + image.tobytes()).hexdigest()
+        digest = image_digest(image)
         if digest not in self._index:
             self._index[digest] = len(self.entries)
             self.entries.append(self._store(image, digest))
@@ -94,7 +90,7 @@ def encode(value: Any, where: str, images: RowImages) -> Any:
             return value.item()
         raise ValueError(f"{where}: cannot store a NumPy {value.dtype} scalar")
     if isinstance(value, np.ndarray):
-        if _is_image(value):
+        if is_image(value):
             return {MARKER: "image", "index": images.add(value), "shape": list(value.shape)}
         if value.dtype.name not in DTYPES:
             raise ValueError(
@@ -230,67 +226,6 @@ def parse_json_text(text: str, what: str, images: Callable[[int, str], np.ndarra
         raise RowError(f"{what} is nested too deep") from None
 
 
-def _pil() -> Any:
-    with needs_extra("data", "episodes with pictures"):
-        from PIL import Image
-    return Image
-
-
-def png_bytes(image: np.ndarray) -> bytes:
-    """``image`` (uint8, (H, W) or (H, W, 1..4)) as a PNG file's bytes (lossless)."""
-    pil = _pil()
-    pixels = image[:, :, 0] if image.ndim == 3 and image.shape[2] == 1 else image
-    out = io.BytesIO()
-    pil.fromarray(pixels).save(out, format="PNG", compress_level=6)
-    return out.getvalue()
-
-
-def read_png(data: bytes, max_pixels: int) -> np.ndarray:
-    """The pixels of PNG ``data``; a ``RowError`` for anything else or a picture too large."""
-    pil = _pil()
-    try:
-        with pil.open(io.BytesIO(data), formats=["PNG"]) as picture:
-            width, height = picture.size
-            if width * height > max_pixels:
-                raise RowError(f"a {width}x{height} picture is over max_image_pixels={max_pixels}")
-            if picture.mode not in _PNG_MODES.values():
-                raise RowError(
-                    f"a {picture.mode} PNG is not one of the modes {sorted(_PNG_MODES.values())}"
-                )
-            return np.asarray(picture, dtype=np.uint8)
-    except RowError:
-        raise
-    except Exception as error:  # Pillow raises many kinds on a broken file
-        raise RowError(f"not a readable PNG ({type(error).__name__}: {error})") from None
-
-
-def read_inside(root: Path, name: Any, max_bytes: int) -> bytes:
-    """The bytes of regular file ``name`` under ``root``; never a path or link out of it."""
-    if not isinstance(name, str) or not name or "\\" in name or "\x00" in name:
-        raise RowError(f"path {name!r} is not a relative POSIX path")
-    relative = PurePosixPath(name)
-    if relative.is_absolute() or ".." in relative.parts:
-        raise RowError(f"path {name!r} leads outside the dataset folder")
-    full = root.joinpath(*relative.parts)
-    real_root = os.path.realpath(root)
-    if os.path.commonpath([os.path.realpath(full), real_root]) != real_root:
-        raise RowError(f"path {name!r} leads outside the dataset folder (through a symlink)")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(full, flags)
-    except OSError as error:
-        if os.path.islink(full):
-            raise RowError(f"path {name!r} is a symlink; datasets hold plain files") from None
-        raise RowError(f"cannot open {name!r} ({error.strerror})") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise RowError(f"path {name!r} is not a regular file")
-        if info.st_size > max_bytes:
-            raise RowError(f"{name!r} is {info.st_size} bytes, over max_row_bytes={max_bytes}")
-        return f.read(max_bytes + 1)[:max_bytes]
-
-
 def row_image_loader(
     entries: Any, root: Path | None, max_bytes: int, max_pixels: int
 ) -> Callable[[int, str], np.ndarray]:
@@ -316,14 +251,14 @@ def row_image_loader(
                         f"{what} has no bytes (pictures of this source must be embedded)"
                     )
                 try:
-                    data = read_inside(root, name, max_bytes)
-                except RowError as error:
+                    data = read_inside(root, name, max_bytes, limit="max_row_bytes")
+                except ImageError as error:
                     raise RowError(f"{what}: {error}") from None
             if not isinstance(data, bytes):
                 raise RowError(f"{what}: bytes must be binary")
             try:
                 cache[i] = read_png(data, max_pixels)
-            except RowError as error:
+            except ImageError as error:
                 raise RowError(f"{what}: {error}") from None
         return cache[i]
 

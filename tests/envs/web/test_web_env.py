@@ -218,6 +218,31 @@ def test_screenshots_and_set_of_marks():
         marked.close()
 
 
+def test_rgb_array_renders_the_page_and_recorded_screenshots_are_png_files(env, tmp_path):
+    """``env`` keeps the module's Chromium up, so these envs only open pages in it."""
+    from turngym.wrappers.record_episodes import RecordEpisodes, load_transcripts
+
+    shown = ToyEnv(render_mode="rgb_array", viewport=(320, 240))
+    recorded = RecordEpisodes(ToyEnv(screenshot=True, viewport=(320, 240)), tmp_path / "e.jsonl")
+    try:
+        assert not shown.render().any()  # before reset: a blank frame of the viewport
+        obs, _ = shown.reset(seed=0)
+        assert isinstance(obs, str)  # the observation stays text
+        frame = shown.render()
+        assert frame.shape == (240, 320, 3) and frame.dtype == np.uint8 and frame.std() > 0
+        first, _ = recorded.reset(seed=0)
+        np.testing.assert_array_equal(first["screenshot"], frame)  # the same page, same pixels
+        *_, terminated, _, _ = recorded.step('answer("nothing")')
+        assert terminated
+    finally:
+        shown.close()
+        recorded.close()
+    assert len((tmp_path / "e.jsonl").read_text()) < 20_000  # 230,400 bytes of pixels as PNG
+    (t,) = load_transcripts(tmp_path / "e.jsonl")
+    np.testing.assert_array_equal(t["observation"]["screenshot"], frame)
+    assert t["steps"][0]["observation"]["screenshot"].shape == (240, 320, 3)
+
+
 _TEXT_BOX = """function () {
   const range = document.createRange();
   range.selectNodeContents(this);

@@ -36,3 +36,24 @@ def measured_training():
         return before, after, cpu
 
     return run
+
+
+@pytest.fixture
+def recorded_evaluations():
+    """Read a run's ``episodes/eval-step-*.jsonl``: ``{step: [each episode's meta]}``.
+
+    Each file must load with ``load_episodes`` and name its step in its file name and in
+    every episode's ``meta``.
+    """
+    from turngym.sdk.episode_files import load_episodes
+
+    def read(run_dir: Path) -> dict[int, list[dict]]:
+        found = {}
+        for path in sorted((run_dir / "episodes").glob("eval-step-*.jsonl")):
+            step = int(path.stem.removeprefix("eval-step-"))
+            metas = [ep.meta for ep in load_episodes(path)]
+            assert all(m["step"] == step for m in metas), (path, metas)
+            found[step] = metas
+        return found
+
+    return read

@@ -215,6 +215,14 @@ def test_bad_env_is_one_line_value_error(rl_model_dir, tmp_path, overrides, mess
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
+def test_evaluations_record_episodes(rl_model_dir, tmp_path, recorded_evaluations):
+    cfg = config(rl_model_dir, tmp_path, steps=1, eval_greedy=False, eval_record_episodes=3)
+    ArCHerTrainer(cfg, env_fn=Chain).train()
+    found = recorded_evaluations(tmp_path / "run")
+    assert found == {s: [{"step": s, "mode": "sampled"}] * 3 for s in (0, 1)}
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["steps"] == 1
+
+
 def test_cli_trains_from_flags(rl_model_dir, tmp_path, capsys):
     argv = [
         "train",

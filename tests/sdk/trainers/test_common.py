@@ -125,3 +125,75 @@ def test_a_list_flag_splits_only_at_top_level_commas():
     env = make_text_env("turngym/FrozenLake-v0", {}, items[:1])
     assert env.reset(seed=0)[1]["horizon"] == 2
     env.close()
+
+
+def test_config_json_is_kept_when_identical_and_replaced_when_not(tmp_path):
+    from turngym.sdk.trainers.common import write_config
+    from turngym.sdk.trainers.sft import SFTConfig
+
+    path = write_config(tmp_path / "run", SFTConfig(steps=3))
+    first = path.stat().st_ino
+    assert write_config(tmp_path / "run", SFTConfig(steps=3)).stat().st_ino == first
+    write_config(tmp_path / "run", SFTConfig(steps=5))
+    assert json.loads(path.read_text())["steps"] == 5
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["config.json"]  # no temp left
+
+
+def test_only_process_zero_records_and_zero_records_nothing(tmp_path):
+    from types import SimpleNamespace
+
+    from turngym.sdk.episode_files import load_episodes
+    from turngym.sdk.records import Episode
+    from turngym.sdk.trainers.common import record_eval_episodes
+
+    def trainer(count, main=True):
+        config = SimpleNamespace(eval_record_episodes=count)
+        return SimpleNamespace(config=config, step=7, run_dir=tmp_path, is_main=main)
+
+    episodes = [Episode("turngym/Bandit-v0", seed=s, meta={"seats": 1}) for s in range(5)]
+    assert record_eval_episodes(trainer(2, main=False), [(episodes, {"mode": "greedy"})]) is None
+    assert record_eval_episodes(trainer(0), [(episodes, {"mode": "greedy"})]) is None
+    assert not (tmp_path / "episodes").exists()
+    path = record_eval_episodes(trainer(2), [(episodes, {"mode": "greedy"})])
+    assert path == tmp_path / "episodes" / "eval-step-0000007.jsonl"
+    loaded = load_episodes(path)
+    assert [(ep.seed, ep.meta) for ep in loaded] == [
+        (s, {"seats": 1, "mode": "greedy", "step": 7}) for s in (0, 1)
+    ]
+    assert episodes[0].meta == {"seats": 1}  # the evaluation's own records stay as they were
+
+
+def test_a_resumed_run_drops_the_recorded_evaluations_after_its_checkpoint(tmp_path):
+    from turngym.sdk.trainers.common import drop_eval_episodes_after
+
+    folder = tmp_path / "episodes"
+    folder.mkdir()
+    for step in (0, 10, 20, 30):
+        (folder / f"eval-step-{step:07d}.jsonl").write_text("")
+    (folder / "notes.jsonl").write_text("")
+    drop_eval_episodes_after(tmp_path, 10)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "eval-step-0000000.jsonl",
+        "eval-step-0000010.jsonl",
+        "notes.jsonl",
+    ]
+    drop_eval_episodes_after(tmp_path / "nothing-here", 0)  # a run without episodes/
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("turngym.sdk.trainers.grpo_config", "GRPOConfig"),
+        ("turngym.sdk.trainers.sac_glam", "SACGLAMConfig"),
+        ("turngym.sdk.trainers.archer", "ArCHerConfig"),
+        ("turngym.sdk.trainers.sft", "SFTConfig"),
+    ],
+)
+def test_eval_record_episodes_is_validated_and_documented(module, name):
+    import importlib
+
+    config_cls = getattr(importlib.import_module(module), name)
+    assert config_cls().eval_record_episodes == 4
+    assert "eval_record_episodes" in config_cls.__field_docs__
+    with pytest.raises(ValueError, match="eval_record_episodes must be an int >= 0"):
+        config_cls(eval_record_episodes=-1)

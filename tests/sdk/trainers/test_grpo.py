@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -186,6 +187,38 @@ def test_resume_gives_the_same_trace_as_an_uninterrupted_run(rl_model_dir, tmp_p
     wa = AutoModelForCausalLM.from_pretrained(tmp_path / "a/run/final").state_dict()
     wb = AutoModelForCausalLM.from_pretrained(tmp_path / "b/run/final").state_dict()
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_each_evaluation_records_episodes_and_the_run_its_config(
+    rl_model_dir, tmp_path, recorded_evaluations
+):
+    """Episodes of every evaluation (step 0 too) land in episodes/; resume goes on."""
+    cfg = config(rl_model_dir, tmp_path, eval_every=1, eval_episodes=4, eval_record_episodes=2)
+    GRPOTrainer(cfg).train()
+    run = tmp_path / "run"
+    found = recorded_evaluations(run)
+    assert list(found) == [0, 1, 2]
+    assert all(m == [{"step": s, "mode": "sampled"}] * 2 for s, m in found.items())
+    assert json.loads((run / "config.json").read_text()) == cfg.to_dict()
+    more = dataclasses.replace(cfg, steps=3, resume=True)
+    GRPOTrainer(more).train()
+    assert list(recorded_evaluations(run)) == [0, 1, 2, 3]
+    assert json.loads((run / "config.json").read_text())["steps"] == 3
+
+
+def test_a_games_evaluation_records_a_few_episodes_per_seat(rl_model_dir, tmp_path):
+    from turngym.sdk.episode_files import load_episodes
+
+    cfg = config(rl_model_dir, tmp_path, env="turngym/TicTacToe-v0", eval_record_episodes=1)
+    trainer = GRPOTrainer(dataclasses.replace(cfg, eval_greedy=True, eval_opponent="expert"))
+    trainer.evaluate(4)
+    episodes = load_episodes(tmp_path / "run" / "episodes" / "eval-step-0000000.jsonl")
+    keys = ("step", "mode", "seat", "opponent")
+    assert [{k: ep.meta[k] for k in keys} for ep in episodes] == [
+        {"step": 0, "mode": "greedy", "seat": seat, "opponent": "expert"}
+        for seat in ("player_0", "player_1")
+    ]
+    assert all(ep.turns for ep in episodes)
 
 
 def test_checkpoints_are_atomic_and_pruned(rl_model_dir, tmp_path):

@@ -195,6 +195,14 @@ def test_resume_continues_exactly(rl_model_dir, tmp_path):
         assert {k: ra[k] for k in keys} == {k: rb[k] for k in keys}
 
 
+def test_evaluations_record_episodes(rl_model_dir, tmp_path, recorded_evaluations):
+    cfg = config(rl_model_dir, tmp_path, eval_every=1, eval_episodes=2, eval_record_episodes=1)
+    SACGLAMTrainer(cfg).train()
+    found = recorded_evaluations(tmp_path / "run")
+    assert found == {s: [{"step": s, "mode": "greedy"}] for s in (0, 1, 2)}
+    assert (tmp_path / "run" / "config.json").is_file()
+
+
 def dataclass_replace(cfg: SACGLAMConfig, **changes: Any) -> SACGLAMConfig:
     import dataclasses
 

@@ -200,6 +200,19 @@ def test_an_interrupted_run_resumes_to_the_same_weights(rl_model_dir, tmp_path):
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
+def test_evaluations_record_episodes_and_zero_turns_it_off(
+    rl_model_dir, tmp_path, recorded_evaluations
+):
+    cfg = config(rl_model_dir, tmp_path, epochs=1, eval_episodes=2, eval_record_episodes=1)
+    steps = SFTTrainer(cfg).train()["steps"]
+    found = recorded_evaluations(tmp_path / "run")
+    assert list(found) == [0, steps]
+    assert found[0] == [{"step": 0, "mode": "greedy"}]
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["epochs"] == 1
+    SFTTrainer(config(rl_model_dir, tmp_path / "off", epochs=1, eval_record_episodes=0)).train()
+    assert not (tmp_path / "off" / "run" / "episodes").exists()
+
+
 def test_resume_refuses_other_demonstrations(rl_model_dir, tmp_path):
     SFTTrainer(config(rl_model_dir, tmp_path, demos="expert")).train()
     episodes = collect("turngym/FrozenLake-v0", "expert", episodes=1, seed=0, max_turns=12)

@@ -62,11 +62,13 @@ class BrowserEnv(TextEnv[WebAction]):
         viewport: page size in CSS pixels (width, height).
         invalid_action_penalty: reward of an action that cannot be applied (<= 0).
         max_invalid_actions: truncate after this many invalid actions in a row.
-        render_mode: ``"ansi"`` (the last observation's text) or ``"human"``.
+        render_mode: ``"ansi"`` (the last observation's text), ``"human"`` (printed) or
+            ``"rgb_array"`` (the last observation's screenshot, taken also without
+            ``screenshot``).
 
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}  # noqa: RUF012
     max_obs_length: ClassVar[int] = MAX_PAGE_CHARS + 4_096
     concurrent_steps: ClassVar[bool] = True
     """envs of this class gain from being stepped at once on threads (``Collector``)"""
@@ -99,7 +101,8 @@ class BrowserEnv(TextEnv[WebAction]):
         width, height = (int(v) for v in viewport)
         if not (64 <= width <= 4096 and 64 <= height <= 4096):
             raise ValueError(f"viewport must be (width, height) in 64..4096, got {viewport!r}")
-        _check_browser(screenshot=bool(screenshot) or bool(set_of_marks))
+        pixels = bool(screenshot) or bool(set_of_marks) or render_mode == "rgb_array"
+        _check_browser(screenshot=pixels)
         self.max_turns = max_turns
         self.set_of_marks = bool(set_of_marks)
         self.screenshot = bool(screenshot) or self.set_of_marks
@@ -118,6 +121,7 @@ class BrowserEnv(TextEnv[WebAction]):
         self._text = ""
         self._error: str | None = None
         self._score = 0.0
+        self._image: np.ndarray | None = None
 
     # -- what a subclass says --------------------------------------------------------
 
@@ -294,14 +298,24 @@ class BrowserEnv(TextEnv[WebAction]):
     # -- screenshots -----------------------------------------------------------------
 
     def _with_screenshot(self, obs: Any) -> Any:
-        if not self.screenshot:
+        if not self.screenshot and self.render_mode != "rgb_array":
             return obs
         width, height = self.viewport
         image = np.zeros((height, width, 3), np.uint8)
         if self._page is not None and self._page.usable and self._host is not None:
             with contextlib.suppress(BrowserError):  # the text already says it died
                 image = self._host.run(self._page.screenshot(self.set_of_marks))
-        return {"text": obs, "screenshot": image}
+        self._image = image
+        return {"text": obs, "screenshot": image} if self.screenshot else obs
+
+    def render(self) -> Any:
+        """``rgb_array``: the last observation's screenshot; ``ansi``/``human``: its text."""
+        if self.render_mode == "rgb_array":
+            if self._image is None:
+                width, height = self.viewport
+                return np.zeros((height, width, 3), np.uint8)
+            return self._image.copy()
+        return super().render()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

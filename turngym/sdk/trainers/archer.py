@@ -61,6 +61,7 @@ from turngym.sdk.trainers.common import (
     load_policy,
     make_text_env,
     open_run_dir,
+    record_eval_episodes,
     resolve_model,
     restore_weights,
     run_training,
@@ -90,7 +91,13 @@ _CRITIC_STREAM, _ACTOR_STREAM = 0xA3C1, 0xA3C2
 
 @dataclass
 class ArCHerConfig:
-    """Everything an ArCHer run needs; every field is a ``turngym train archer`` flag."""
+    """Everything an ArCHer run needs; every field is a ``turngym train archer`` flag.
+
+    Each evaluation (before training, every ``eval_every`` steps, after) saves
+    ``eval_record_episodes`` of its episodes (games: per seat) to
+    ``output_dir/episodes/eval-step-NNNNNNN.jsonl`` for ``turngym view``; the run writes
+    this config to ``output_dir/config.json``.
+    """
 
     env: str = "turngym/TwentyQuestions-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -129,6 +136,7 @@ class ArCHerConfig:
     eval_episodes: int = 64
     eval_seed: int = 1_000_000_000
     eval_greedy: bool = True
+    eval_record_episodes: int = 4
     save_every: int = 10
     keep_checkpoints: int = 2
     seed: int = 0
@@ -658,6 +666,7 @@ class ArCHerTrainer:
         agent = self._greedy if c.eval_greedy else self.agent
         collector = self._collector(f"eval:{mode}", agent, min(n, 64), self.step)
         eps = collector.collect(n, seed=c.eval_seed)
+        record_eval_episodes(self, [(eps, {"mode": "greedy" if c.eval_greedy else "sampled"})])
         return {
             "success": sum(ep.success for ep in eps) / n,
             "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,

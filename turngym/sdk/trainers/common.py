@@ -16,7 +16,10 @@
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
 - ``run_training``: the loop around a trainer's ``train_step``: resume, evaluation
-  before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve.
+  before and after, periodic evaluation, logs, checkpoints, ``final/`` and the curve;
+  it writes ``config.json`` (the config as JSON) when the run starts writing.
+- ``record_eval_episodes``, ``write_config``, ``drop_eval_episodes_after``: the run's
+  files for ``turngym view`` (from ``run_files``, re-exported here).
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from turngym.hf_compat import quiet
+from turngym.sdk.trainers.run_files import (
+    drop_eval_episodes_after,
+    record_eval_episodes,
+    write_config,
+)
 
 __all__ = [
     "GAME_WRAPPERS",
@@ -43,6 +51,7 @@ __all__ = [
     "check_config",
     "checkpoint_dirs",
     "config_from_args",
+    "drop_eval_episodes_after",
     "env_id_of",
     "format_metrics",
     "is_int",
@@ -52,6 +61,7 @@ __all__ = [
     "make_game_env",
     "make_text_env",
     "plot_curves",
+    "record_eval_episodes",
     "resolve_model",
     "restore_weights",
     "run_training",
@@ -59,6 +69,7 @@ __all__ = [
     "save_final_model",
     "scheduled_lr",
     "wrapper_spec",
+    "write_config",
 ]
 
 TINY = "tiny"
@@ -445,6 +456,10 @@ COMMON_FIELD_DOCS: dict[str, str] = {
     "device": "cpu, cuda, cuda:1 (None: CUDA when available)",
     "dtype": "model weights: float32, bfloat16 (None: float32; autocast on GPU)",
     "eval_episodes": "episodes per evaluation",
+    "eval_record_episodes": (
+        "episodes of each evaluation saved to episodes/eval-step-N.jsonl for turngym view "
+        "(games: per seat; 0: none)"
+    ),
     "eval_seed": "first held-out evaluation seed (training seeds stay below it)",
     "keep_checkpoints": "checkpoints kept on disk",
     "tensorboard": "also write TensorBoard events",
@@ -704,6 +719,10 @@ def run_training(
     resume_from = latest_checkpoint(trainer.run_dir) if c.resume else None
     if resume_from is not None:
         trainer.load(resume_from)
+    if main:
+        write_config(trainer.run_dir, c)
+        if resume_from is not None:
+            drop_eval_episodes_after(trainer.run_dir, trainer.step)
     log = (
         MetricsLog(
             trainer.run_dir,

@@ -65,6 +65,7 @@ from turngym.sdk.trainers.common import (
     make_game_env,
     make_text_env,
     open_run_dir,
+    record_eval_episodes,
     resolve_model,
     restore_weights,
     run_training,
@@ -582,6 +583,7 @@ class GRPOTrainer:
             eps = self._collector(f"eval:{mode}", agent, min(n, 64), self.step).collect(
                 n, seed=c.eval_seed
             )
+            record_eval_episodes(self, [(eps, {"mode": mode})])
             return {
                 "success": sum(ep.success for ep in eps) / n,
                 "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,
@@ -589,6 +591,7 @@ class GRPOTrainer:
         seats = self._seats()
         wins = nonloss = 0.0
         total = 0
+        recorded = []
         for seat in seats:
             per = max(1, n // len(seats))
             agents = {s: (agent if s == seat else c.eval_opponent) for s in seats}
@@ -596,12 +599,14 @@ class GRPOTrainer:
             eps = self._collector(key, agents, min(per, 64), self.step).collect(
                 per, seed=c.eval_seed
             )
+            recorded.append((eps, {"mode": mode, "seat": seat, "opponent": c.eval_opponent}))
             for ep in eps:
                 mine = ep.returns.get(seat, 0.0)
                 best_other = max(ep.returns.get(s, 0.0) for s in seats if s != seat)
                 wins += mine > best_other
                 nonloss += mine >= best_other
             total += per
+        record_eval_episodes(self, recorded)
         return {"success": wins / total, "nonloss": nonloss / total}
 
     # -- checkpoints ---------------------------------------------------------------

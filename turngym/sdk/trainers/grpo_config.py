@@ -20,7 +20,13 @@ ADVANTAGES = ("grpo", "reinforce", "gigpo", "turn_level", "rae", "per_agent_norm
 
 @dataclass
 class GRPOConfig:
-    """Everything a GRPO run needs; every field is a ``turngym train grpo`` flag."""
+    """Everything a GRPO run needs; every field is a ``turngym train grpo`` flag.
+
+    Each evaluation (before training, every ``eval_every`` steps, after) saves
+    ``eval_record_episodes`` of its episodes (games: per seat) to
+    ``output_dir/episodes/eval-step-NNNNNNN.jsonl`` for ``turngym view``; the run writes
+    this config to ``output_dir/config.json``.
+    """
 
     env: str = "turngym/Bandit-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -71,6 +77,7 @@ class GRPOConfig:
     eval_episodes: int = 64
     eval_seed: int = 1_000_000_000
     eval_greedy: bool = False
+    eval_record_episodes: int = 4
     eval_opponent: str = "random"
     save_every: int = 10
     keep_checkpoints: int = 2
@@ -175,6 +182,7 @@ class GRPOConfig:
             "seed",
             "log_every",
             "warmup_steps",
+            "eval_record_episodes",
         ):
             checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
         checks.append(("keep_checkpoints", is_int(self.keep_checkpoints, 1), "an int >= 1"))

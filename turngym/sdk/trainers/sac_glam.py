@@ -58,6 +58,7 @@ from turngym.sdk.trainers.common import (
     is_number,
     make_text_env,
     open_run_dir,
+    record_eval_episodes,
     resolve_model,
     restore_weights,
     run_training,
@@ -81,7 +82,13 @@ State = tuple[list[int], list[list[int]]]
 
 @dataclass
 class SACGLAMConfig:
-    """Everything a SAC-GLAM run needs; every field is a ``turngym train sac-glam`` flag."""
+    """Everything a SAC-GLAM run needs; every field is a ``turngym train sac-glam`` flag.
+
+    Each evaluation (before training, every ``eval_every`` steps, after) saves
+    ``eval_record_episodes`` of its episodes (games: per seat) to
+    ``output_dir/episodes/eval-step-NNNNNNN.jsonl`` for ``turngym view``; the run writes
+    this config to ``output_dir/config.json``.
+    """
 
     env: str = "turngym/BabyAIText-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -122,6 +129,7 @@ class SACGLAMConfig:
     eval_episodes: int = 64
     eval_seed: int = 1_000_000_000
     eval_greedy: bool = True
+    eval_record_episodes: int = 4
     save_every: int = 10
     keep_checkpoints: int = 2
     seed: int = 0
@@ -209,6 +217,8 @@ class SACGLAMConfig:
             checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
         for name in ("warmup_steps", "eval_every", "save_every", "lora_rank", "seed", "log_every"):
             checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
+        record = self.eval_record_episodes
+        checks.append(("eval_record_episodes", is_int(record, 0), "an int >= 0"))
         check_config(self, checks)
 
     def to_dict(self) -> dict[str, Any]:
@@ -612,6 +622,7 @@ class SACGLAMTrainer:
         agent = self._agents[mode]
         collector = self._collector(f"eval:{mode}", agent, min(n, 64), self.step)
         eps = collector.collect(n, seed=c.eval_seed)
+        record_eval_episodes(self, [(eps, {"mode": "greedy" if c.eval_greedy else "sampled"})])
         return {
             "success": sum(ep.success for ep in eps) / n,
             "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,

@@ -55,6 +55,7 @@ from turngym.sdk.trainers.common import (
     make_game_env,
     make_text_env,
     open_run_dir,
+    record_eval_episodes,
     resolve_model,
     restore_weights,
     run_training,
@@ -78,7 +79,13 @@ _LIVE_DEMO_EPISODES = 64
 
 @dataclass
 class SFTConfig:
-    """Everything an SFT run needs; every field is a ``turngym train sft`` flag."""
+    """Everything an SFT run needs; every field is a ``turngym train sft`` flag.
+
+    Each evaluation (before training, every ``eval_every`` steps, after) saves
+    ``eval_record_episodes`` of its episodes (games: per seat) to
+    ``output_dir/episodes/eval-step-NNNNNNN.jsonl`` for ``turngym view``; the run writes
+    this config to ``output_dir/config.json``.
+    """
 
     env: str = "turngym/FrozenLake-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -112,6 +119,7 @@ class SFTConfig:
     eval_episodes: int = 64
     eval_seed: int = 1_000_000_000
     eval_greedy: bool = True
+    eval_record_episodes: int = 4
     eval_opponent: str = "random"
     save_every: int = 50
     keep_checkpoints: int = 2
@@ -188,7 +196,7 @@ class SFTConfig:
             checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
         for name in ("steps", "warmup_steps", "lora_rank", "eval_every", "save_every"):
             checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
-        for name in ("demo_seed", "seed", "log_every"):
+        for name in ("demo_seed", "seed", "log_every", "eval_record_episodes"):
             checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
         check_config(self, checks)
 
@@ -553,6 +561,7 @@ class SFTTrainer:
         agent.policy_version = self.step
         if not self.is_game:
             eps = self._collector(f"eval:{mode}", agent, min(n, 64)).collect(n, seed=c.eval_seed)
+            record_eval_episodes(self, [(eps, {"mode": mode})])
             return {
                 "success": sum(ep.success for ep in eps) / n,
                 "return": sum(ep.returns.get("agent", 0.0) for ep in eps) / n,
@@ -560,17 +569,20 @@ class SFTTrainer:
         seats = self._seats()
         wins = nonloss = 0.0
         total = 0
+        recorded = []
         for seat in seats:
             per = max(1, n // len(seats))
             agents = {s: (agent if s == seat else c.eval_opponent) for s in seats}
             key = f"eval:{mode}:{c.eval_opponent}:{seat}"
             eps = self._collector(key, agents, min(per, 64)).collect(per, seed=c.eval_seed)
+            recorded.append((eps, {"mode": mode, "seat": seat, "opponent": c.eval_opponent}))
             for ep in eps:
                 mine = ep.returns.get(seat, 0.0)
                 best_other = max(ep.returns.get(s, 0.0) for s in seats if s != seat)
                 wins += mine > best_other
                 nonloss += mine >= best_other
             total += per
+        record_eval_episodes(self, recorded)
         return {"success": wins / total, "nonloss": nonloss / total}
 
     # -- checkpoints -------------------------------------------------------------------
