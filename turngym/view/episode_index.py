@@ -1,0 +1,223 @@
+"""A light index of episode files: where each line starts and a summary of it.
+
+The episodes table must open fast over tens of thousands of episodes, so each JSONL
+file is read once into a ``FileIndex``: the byte offset and length of every line and
+the fields the table shows (env, seed, step, success, return, turns, invalid actions).
+It is cached by (path, size, mtime), so a file that grows is read again; a page then
+reads only its own rows. Three line formats are understood: ``EpisodeWriter`` rows
+(schema v1, ``turngym.sdk.episode_files``), ``records.save_jsonl`` lines and
+``RecordEpisodes`` transcripts (``steps``). A line that is none of them, is not JSON or
+is over ``MAX_LINE_BYTES`` becomes a row that holds only its error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turngym.view.files import NotInside, Where, open_inside
+
+__all__ = ["MAX_LINE_BYTES", "FileIndex", "IndexCache", "Row", "is_episode_file", "read_line"]
+
+MAX_LINE_BYTES = 64 << 20
+"""A longer line is shown as an error row and never parsed."""
+_CHUNK = 1 << 20
+_STEP_IN_NAME = re.compile(r"step-(\d+)")
+_INVALID = ('"invalid_action": true', '"invalid_action":true')
+
+
+@dataclass
+class Row:
+    """One line of an episode file, as the episodes table shows it."""
+
+    line: int
+    """the line's number among the file's episode lines (0-based): its id in URLs"""
+    offset: int
+    length: int
+    env_id: str = ""
+    seed: int | None = None
+    step: int | None = None
+    mode: str = ""
+    success: bool | None = None
+    ret: float | None = None
+    turns: int = 0
+    invalid: int = 0
+    error: str = ""
+
+
+@dataclass
+class FileIndex:
+    """The rows of one episode file and the (size, mtime) they were read at."""
+
+    where: Where
+    size: int
+    mtime_ns: int
+    rows: list[Row] = field(default_factory=list)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _own_return(returns: Any, meta: dict[str, Any]) -> float | None:
+    """The return of the agent the episode is about (its seat in a game)."""
+    if not isinstance(returns, dict) or not returns:
+        return _number(returns)
+    if "agent" in returns:
+        return _number(returns["agent"])
+    seat = meta.get("seat")
+    for key in (seat, f"player_{seat}"):
+        if isinstance(key, str) and key in returns:
+            return _number(returns[key])
+    return _number(next(iter(returns.values())))
+
+
+def _info_invalid(info: Any) -> bool:
+    if isinstance(info, dict):
+        return info.get("invalid_action") is True
+    if isinstance(info, str) and any(s in info for s in _INVALID):
+        # JSON text (schema v1): parsed only when it can hold the flag, which is rare.
+        try:
+            value = json.loads(info)
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(value, dict) and value.get("invalid_action") is True
+    return False
+
+
+def _json_object(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def summarise(row: Row, value: Any) -> None:
+    """Fill ``row``'s table fields from a parsed line (or its ``error``)."""
+    if not isinstance(value, dict) or not isinstance(value.get("env_id"), (str, type(None))):
+        row.error = "not an episode (a JSON object with env_id)"
+        return
+    row.env_id = value.get("env_id") or ""
+    seed = value.get("seed")
+    row.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    if isinstance(value.get("steps"), list):  # a RecordEpisodes transcript
+        steps = [s for s in value["steps"] if isinstance(s, dict)]
+        row.turns = len(steps)
+        row.invalid = sum(_info_invalid(s.get("info")) for s in steps)
+        row.ret = _number(value.get("return"))
+        last = steps[-1].get("info") if steps else None
+        if isinstance(last, dict) and isinstance(last.get("success"), bool):
+            row.success = last["success"]
+        return
+    turns = value.get("turns")
+    if not isinstance(turns, list):
+        row.error = "not an episode (no turns or steps)"
+        return
+    meta = _json_object(value.get("meta"))
+    step = meta.get("step")
+    row.step = step if isinstance(step, int) and not isinstance(step, bool) else None
+    mode = meta.get("mode")
+    row.mode = mode if isinstance(mode, str) else ""
+    row.turns = len(turns)
+    row.invalid = sum(_info_invalid(t.get("info")) for t in turns if isinstance(t, dict))
+    success = value.get("success")
+    row.success = success if isinstance(success, bool) else None
+    row.ret = _own_return(_json_object(value.get("returns")) or value.get("returns"), meta)
+
+
+def is_episode_file(head: bytes) -> bool:
+    """Whether a JSONL file's first bytes look like episodes (not metrics or other logs)."""
+    text = head.lstrip()
+    return text.startswith(b"{") and b'"env_id"' in text[:4096]
+
+
+def _scan(f: Any, where: Where, size: int, mtime_ns: int) -> FileIndex:
+    index = FileIndex(where, size, mtime_ns)
+    default_step = None
+    found = _STEP_IN_NAME.search(where.parts[-1])
+    if found:
+        default_step = int(found.group(1))
+    offset = 0
+    while True:
+        line = f.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            break
+        start, length = offset, len(line)
+        offset += length
+        if length > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while True:  # skip the rest of the huge line without holding it
+                more = f.readline(_CHUNK)
+                offset += len(more)
+                length += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+        if not line.strip():
+            continue
+        row = Row(len(index.rows), start, length, step=default_step)
+        if length > MAX_LINE_BYTES:
+            row.error = f"a line of {length} bytes, over the {MAX_LINE_BYTES} the viewer reads"
+        else:
+            try:
+                value = json.loads(line)
+            except (ValueError, RecursionError) as error:
+                reason = "nested too deep" if isinstance(error, RecursionError) else error
+                row.error = f"not valid JSON ({reason})"[:300]
+            else:
+                summarise(row, value)
+                if row.step is None:
+                    row.step = default_step
+        index.rows.append(row)
+    return index
+
+
+class IndexCache:
+    """``FileIndex`` of each file, kept while the file's size and mtime stay the same."""
+
+    def __init__(self, roots: Sequence[Path], max_files: int = 512) -> None:
+        self.roots = roots
+        self.max_files = max_files
+        self._cache: OrderedDict[str, FileIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, where: Where) -> FileIndex:
+        """The index of ``where`` (read now when new or changed); ``NotInside`` if gone."""
+        with open_inside(self.roots, where) as f:
+            st = os.fstat(f.fileno())
+            with self._lock:
+                hit = self._cache.get(where.name)
+                if hit is not None and (hit.size, hit.mtime_ns) == (st.st_size, st.st_mtime_ns):
+                    self._cache.move_to_end(where.name)
+                    return hit
+            index = _scan(f, where, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            self._cache[where.name] = index
+            while len(self._cache) > self.max_files:
+                self._cache.popitem(last=False)
+        return index
+
+
+def read_line(roots: Sequence[Path], row: Row, where: Where) -> Any:
+    """The parsed line of ``row`` (``ValueError`` with a one-line reason if it is bad)."""
+    if row.error:
+        raise ValueError(row.error)
+    try:
+        with open_inside(roots, where) as f:
+            f.seek(row.offset)
+            data = f.read(row.length)
+    except NotInside:
+        raise
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"not valid JSON ({error})"[:300]) from None
