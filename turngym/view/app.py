@@ -65,13 +65,17 @@ def _roots(paths: Sequence[Path]) -> tuple[list[Path], list[str | None]]:
     return roots, only
 
 
+class BadQuery(ValueError):
+    """A query parameter the page cannot use (answered with 400 and the reason)."""
+
+
 def _int(value: str | None, name: str) -> int | None:
     if value is None or value.strip() == "":
         return None
     try:
         return int(value)
     except ValueError:
-        raise NotInside(f"{name} must be an integer") from None
+        raise BadQuery(f"{name} must be an integer, got {value[:40]!r}") from None
 
 
 def create_app(
@@ -180,6 +184,10 @@ def _routes(app: FastAPI) -> None:
     async def not_inside(request: Request, error: NotInside) -> HTMLResponse:
         return _not_found(request, "No such file, run or episode inside the viewer's folders.")
 
+    @app.exception_handler(BadQuery)
+    async def bad_query(request: Request, error: BadQuery) -> HTMLResponse:
+        return _page(request, "error.html", 400, title="Bad request", message=str(error))
+
     @app.get("/", response_class=HTMLResponse)
     def runs_page(request: Request) -> HTMLResponse:
         catalog: Catalog = app.state.catalog.get()
@@ -277,8 +285,8 @@ def _routes(app: FastAPI) -> None:
                     continue
                 rows.append((file, row))
         shown = rows + errors  # error rows last, so they never hide the episodes
-        total = len(shown)
-        pages = max(math.ceil(total / per_n), 1)
+        total = len(rows)
+        pages = max(math.ceil(len(shown) / per_n), 1)
         page_n = min(page_n, pages)
         chunk = shown[(page_n - 1) * per_n : page_n * per_n]
         names = {f.name: display(app.state.roots, f) for f, _ in chunk}

@@ -163,7 +163,8 @@ def _events(info: Any, action: Any, segment: Any) -> list[dict[str, str]]:
         return []
     events = []
     if info.get("context_event"):
-        events.append({"kind": "context", "text": f"context: {info['context_event']}"})
+        where = f", segment {info['segment']}" if "segment" in info else ""
+        events.append({"kind": "context", "text": f"context: {info['context_event']}{where}"})
     if info.get("summary_request"):
         events.append({"kind": "context", "text": "summary requested"})
     if info.get("wrapper_turn") is True:

@@ -1,0 +1,263 @@
+"""turngym view's app through FastAPI's TestClient: pages, filters, attacks, bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("jinja2")
+
+from fastapi.testclient import TestClient
+
+from turngym.sdk.episode_files import EpisodeWriter
+from turngym.sdk.records import Episode, Turn
+from turngym.view import episode_index
+from turngym.view.app import create_app
+from turngym.view.demo import make_demo
+
+RUN_A = "0/runs/grpo-tictactoe"
+RUN_B = "0/runs/grpo-tictactoe-lr2"
+STEP0 = f"{RUN_A}/episodes/eval-step-0000000.jsonl"
+SCRIPT = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("view")
+    make_demo(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def client(demo: Path) -> TestClient:
+    return TestClient(create_app([demo]))
+
+
+def _png_name(demo: Path) -> str:
+    return next((demo / "screens" / "images").iterdir()).name
+
+
+def test_every_page_renders(client: TestClient, demo: Path) -> None:
+    runs = client.get("/")
+    assert runs.status_code == 200
+    assert "grpo-tictactoe-lr2" in runs.text and "turngym/TicTacToe-v0" in runs.text
+    run = client.get(f"/run/{RUN_A}")
+    assert run.status_code == 200
+    assert 'id="metrics-data"' in run.text and "uPlot.iife.min.js" in run.text
+    assert "eval_success" in run.text and "&#34;lr&#34;" in run.text  # the config
+    data = json.loads(run.text.split('id="metrics-data">')[1].split("</script>")[0])
+    assert data["steps"][:3] == [0.0, 1.0, 2.0] and "reward" in data["series"]
+    overlay = client.get(f"/run/{RUN_A}", params={"with": RUN_B})
+    assert "grpo-tictactoe-lr2: reward" in overlay.text
+    episodes = client.get("/episodes")
+    assert episodes.status_code == 200 and "38 episodes" in episodes.text  # 2 x 3 x 6 + 2
+    page = client.get("/episode", params={"file": STEP0, "n": 0})
+    assert page.status_code == 200
+    assert "a b c" in page.text and "invalid action" in page.text  # the board, the bad move
+    compare = client.get("/compare", params={"a": RUN_A, "b": RUN_B})
+    assert compare.status_code == 200 and "6 (env, seed) pairs played by both" in compare.text
+    steps = client.get("/compare", params={"a": RUN_A, "b": RUN_A, "a_step": 0, "b_step": 40})
+    assert "@ 40" in steps.text and "6 (env, seed) pairs" in steps.text
+    assert client.get("/compare").status_code == 200
+    picture = client.get(f"/file/0/screens/images/{_png_name(demo)}")
+    assert picture.status_code == 200 and picture.headers["content-type"] == "image/png"
+    assert picture.content.startswith(b"\x89PNG")
+    assert client.get("/static/uplot/LICENSE").status_code == 200
+
+
+def test_episode_page_shows_screens_marks_events_and_swe(client: TestClient) -> None:
+    text = client.get("/episode", params={"file": "0/screens/episodes.jsonl", "n": 0}).text
+    assert text.count('class="screenshot"') == 3 and "/file/0/screens/images/" in text
+    assert "marks-toggle" in text and 'class="mark"' in text  # set-of-marks from widgets
+    assert "widget tree (3)" in text and "context: summary" in text and "segment 1" in text
+    assert "full reply" in text and "ParseAction" in text
+    assert 'class="diff"' in text and "test_calc.py::test_add" in text and "resolved" in text
+    record = client.get("/episode", params={"file": "0/screens/transcripts.jsonl", "n": 0}).text
+    assert record.count('class="screenshot"') == 2 and 'class="mark"' in record
+
+
+def test_episodes_table_paginates_and_filters(client: TestClient) -> None:
+    first = client.get("/episodes", params={"per": 10}).text
+    assert "page 1 of 4" in first and 'rel="next"' in first and 'rel="prev"' not in first
+    last = client.get("/episodes", params={"per": 10, "page": 4}).text
+    assert last.count("/episode?file=") == 8 and 'rel="prev"' in last
+    run = client.get("/episodes", params={"run": RUN_A, "step": 40}).text
+    assert "6 episodes" in run
+    seed = client.get("/episodes", params={"seed": 2, "env": "TicTacToe"}).text
+    assert "6 episodes" in seed
+    won = client.get("/episodes", params={"success": "yes"}).text
+    lost = client.get("/episodes", params={"success": "no"}).text
+    n_won = int(won.split(" episode")[0].split(">")[-1])
+    n_lost = int(lost.split(" episode")[0].split(">")[-1])
+    assert n_won + n_lost == 38 and n_won > 0 and n_lost > 0
+    bad = client.get("/episodes", params={"seed": "x"})
+    assert bad.status_code == 400 and "seed must be an integer" in bad.text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/file/0/../../etc/passwd",
+        "/file/0/%2e%2e/%2e%2e/etc/passwd",
+        "/file/0/screens/..%2f..%2fetc%2fpasswd",
+        "/file//etc/passwd",
+        "/file/0//etc/passwd",
+        "/file/7/x.png",
+        "/file/0/runs/grpo-tictactoe/metrics.jsonl",  # not a picture: never served
+        "/episode?file=0/../../etc/passwd&n=0",
+        "/episode?file=/etc/passwd&n=0",
+        "/episode?file=0/%2e%2e/x.jsonl&n=0",
+        f"/episode?file={STEP0}&n=99",
+        "/run/0/..",
+        "/run/0/runs/%2e%2e/runs/grpo-tictactoe",
+    ],
+)
+def test_traversal_is_404(client: TestClient, url: str) -> None:
+    assert client.get(url).status_code == 404
+
+
+def test_dotdot_never_leaves_the_root(tmp_path: Path) -> None:
+    (tmp_path / "secret.png").write_bytes(b"\x89PNG secret")
+    (tmp_path / "eps.jsonl").write_text(json.dumps({"env_id": "x", "steps": []}) + "\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    client = TestClient(create_app([root]))
+    for url in [
+        "/file/0/..%2Fsecret.png",  # %2F survives the client's own path clean-up
+        "/file/0/%2e%2e%2Fsecret.png",
+        f"/file/0/..%2F..%2F{tmp_path.parent.name}%2F{tmp_path.name}%2Fsecret.png",
+        "/episode?file=0/../eps.jsonl&n=0",
+        "/episode?file=0/%2e%2e/eps.jsonl&n=0",
+        f"/episode?file=0/{tmp_path}/eps.jsonl&n=0",
+        f"/episode?file={tmp_path}/eps.jsonl&n=0",
+    ]:
+        answer = client.get(url)
+        assert answer.status_code == 404, url
+        assert b"secret" not in answer.content
+
+
+def test_symlinks_fifos_and_folders_out_of_reach(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.png"
+    secret.write_bytes(b"\x89PNG secret")
+    (outside / "eps.jsonl").write_text(json.dumps({"env_id": "x", "steps": []}) + "\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "link.png").symlink_to(secret)
+    (root / "linkdir").symlink_to(outside, target_is_directory=True)
+    (root / "eps.jsonl").symlink_to(outside / "eps.jsonl")
+    os.mkfifo(root / "pipe.png")
+    os.mkfifo(root / "pipe.jsonl")
+    (root / "dir.png").mkdir()
+    client = TestClient(create_app([root]))
+    answers: dict[str, int] = {}
+
+    def ask() -> None:
+        for url in [
+            "/file/0/link.png",
+            "/file/0/linkdir/secret.png",
+            "/file/0/pipe.png",
+            "/file/0/dir.png",
+            "/episode?file=0/pipe.jsonl&n=0",
+            "/episode?file=0/eps.jsonl&n=0",
+            "/episode?file=0/linkdir/eps.jsonl&n=0",
+        ]:
+            answers[url] = client.get(url).status_code
+        answers["/episodes"] = client.get("/episodes").status_code
+
+    worker = threading.Thread(target=ask, daemon=True)
+    worker.start()
+    worker.join(120)  # a FIFO opened without O_NONBLOCK would block here forever
+    assert not worker.is_alive(), "a request blocked (a FIFO was opened?)"
+    assert answers.pop("/episodes") == 200
+    assert set(answers.values()) == {404}, answers
+    assert "secret" not in client.get("/episodes").text
+
+
+def _xss_run(root: Path) -> None:
+    run = root / "runs" / SCRIPT.replace("/", "")
+    (run / "episodes").mkdir(parents=True)
+    (run / "metrics.jsonl").write_text(json.dumps({"step": 0, SCRIPT: 1.0}) + "\n")
+    (run / "config.json").write_text(json.dumps({"env_id": SCRIPT, "trainer": SCRIPT}))
+    turn = Turn(obs=SCRIPT, action=SCRIPT, reward=0.0, info={"note": SCRIPT}, agent=SCRIPT)
+    episode = Episode(SCRIPT, seed=1, turns=[turn], returns={SCRIPT: 0.0}, meta={"x": SCRIPT})
+    with EpisodeWriter(run / "episodes" / "eval-step-0000000.jsonl") as writer:
+        writer.write([episode])
+
+
+def test_everything_is_escaped(tmp_path: Path) -> None:
+    _xss_run(tmp_path)
+    client = TestClient(create_app([tmp_path]))
+    rid = "0/runs/" + SCRIPT.replace("/", "")
+    source = f"{rid}/episodes/eval-step-0000000.jsonl"
+    pages = [
+        client.get("/"),
+        client.get(f"/run/{rid}"),
+        client.get("/episodes"),
+        client.get("/episode", params={"file": source, "n": 0}),
+        client.get("/compare", params={"a": rid, "b": rid}),
+    ]
+    for page in pages:
+        assert page.status_code == 200, page.url
+        assert "<script>alert" not in page.text, page.url
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[3].text
+    # JSON in <script> tags is escaped too: no "</script>" can close the tag early.
+    assert "\\u003cscript\\u003e" in pages[1].text
+
+
+def test_malformed_lines_are_error_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(episode_index, "MAX_LINE_BYTES", 2000)
+    good = {"env_id": "turngym/Bandit-v0", "seed": 1, "steps": [], "return": 0.0}
+    lines = [
+        json.dumps(good),
+        '{"env_id": "broken',
+        json.dumps({"env_id": "turngym/Bandit-v0", "schema_version": 1, "turns": 5}),
+        json.dumps({"env_id": "x", "pad": "y" * 5000}),
+        "[" * 100000,
+        json.dumps(good),
+    ]
+    (tmp_path / "eps.jsonl").write_text("\n".join(lines) + "\n")
+    client = TestClient(create_app([tmp_path / "eps.jsonl"]))
+    table = client.get("/episodes")
+    assert table.status_code == 200
+    assert "2 episodes" in table.text and "4 unreadable lines" in table.text
+    assert "over the 2000 the viewer reads" in table.text
+    for n in range(6):
+        page = client.get("/episode", params={"file": "0/eps.jsonl", "n": n})
+        assert page.status_code == 200
+        assert ("Unreadable episode" in page.text) == (n not in (0, 5))
+
+
+def test_index_follows_a_growing_file(tmp_path: Path) -> None:
+    path = tmp_path / "eps.jsonl"
+    line = json.dumps({"env_id": "turngym/Bandit-v0", "seed": 1, "steps": [], "return": 0.0})
+    path.write_text(line + "\n")
+    client = TestClient(create_app([tmp_path]))
+    assert "1 episode " in client.get("/episodes").text
+    with open(path, "a") as f:
+        f.write(line.replace('"seed": 1', '"seed": 2') + "\n")
+    assert "2 episodes" in client.get("/episodes").text
+
+
+def test_read_only_and_host_guard(demo: Path) -> None:
+    client = TestClient(create_app([demo], allowed_hosts=["127.0.0.1"]))
+    assert client.get("/", headers={"host": "127.0.0.1"}).status_code == 200
+    assert client.get("/", headers={"host": "evil.example"}).status_code == 400
+    assert client.post("/episodes", headers={"host": "127.0.0.1"}).status_code == 405
+    with pytest.raises(ValueError, match="PATH"):
+        create_app([demo / "missing"])
+
+
+def test_cli_refuses_a_remote_host_without_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from turngym.cli import main
+
+    assert main(["view", ".", "--host", "0.0.0.0"]) == 2
+    assert "--allow-remote" in capsys.readouterr().err
+    assert main(["view", "no/such/folder"]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
