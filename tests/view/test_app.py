@@ -261,3 +261,22 @@ def test_cli_refuses_a_remote_host_without_the_flag(capsys: pytest.CaptureFixtur
     assert "--allow-remote" in capsys.readouterr().err
     assert main(["view", "no/such/folder"]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_index_summaries_match_a_full_parse(demo: Path) -> None:
+    from turngym.view.episode_index import Row, _scan, summarise
+    from turngym.view.files import Where
+
+    paths = [*sorted((demo / "runs").glob("*/episodes/*.jsonl")), demo / "screens/episodes.jsonl"]
+    invalid = 0
+    for path in paths:
+        with open(path, "rb") as f:
+            fast = _scan(f, Where(0, (path.name,)), 0, 0).rows
+        lines = path.read_bytes().splitlines()
+        assert len(fast) == len(lines)
+        for row, line in zip(fast, lines, strict=True):
+            full = Row(row.line, row.offset, row.length, step=row.step)
+            summarise(full, json.loads(line))
+            assert row == full
+            invalid += row.invalid
+    assert invalid > 0  # the invalid-action path was exercised too

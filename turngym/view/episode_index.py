@@ -31,6 +31,9 @@ MAX_LINE_BYTES = 64 << 20
 _CHUNK = 1 << 20
 _STEP_IN_NAME = re.compile(r"step-(\d+)")
 _INVALID = ('"invalid_action": true', '"invalid_action":true')
+_V1_START = b'{"schema_version": '
+_TURNS_KEY = b', "turns": ['
+_INVALID_TEXT = b'invalid_action\\": true'  # as JSON text inside a JSON string
 
 
 @dataclass
@@ -136,6 +139,32 @@ def summarise(row: Row, value: Any) -> None:
     row.ret = _own_return(_json_object(value.get("returns")) or value.get("returns"), meta)
 
 
+def _summarise_v1(row: Row, line: bytes) -> bool:
+    """The table fields of an ``EpisodeWriter`` line without parsing its turns.
+
+    Parsing every turn costs most of the index's time, and the table needs only their
+    number and the invalid ones. In a schema v1 row everything an env or agent wrote
+    is JSON text (a string), whose quotes are escaped, so the turns' own ``"state_key"``
+    key (one per turn) is counted exactly; a line whose info may hold
+    ``"invalid_action": true`` is parsed whole (False: not such a line, parse it).
+    """
+    if not line.startswith(_V1_START) or _INVALID_TEXT in line:
+        return False
+    cut = line.find(_TURNS_KEY)
+    if cut < 0:
+        return False
+    try:
+        head = json.loads(line[:cut] + b"}")
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(head, dict):
+        return False
+    head["turns"] = []
+    summarise(row, head)
+    row.turns = line.count(b'"state_key": ', cut)
+    return not row.error
+
+
 def is_episode_file(head: bytes) -> bool:
     """Whether a JSONL file's first bytes look like episodes (not metrics or other logs)."""
     text = head.lstrip()
@@ -167,7 +196,7 @@ def _scan(f: Any, where: Where, size: int, mtime_ns: int) -> FileIndex:
         row = Row(len(index.rows), start, length, step=default_step)
         if length > MAX_LINE_BYTES:
             row.error = f"a line of {length} bytes, over the {MAX_LINE_BYTES} the viewer reads"
-        else:
+        elif not _summarise_v1(row, line):
             try:
                 value = json.loads(line)
             except (ValueError, RecursionError) as error:
@@ -175,8 +204,8 @@ def _scan(f: Any, where: Where, size: int, mtime_ns: int) -> FileIndex:
                 row.error = f"not valid JSON ({reason})"[:300]
             else:
                 summarise(row, value)
-                if row.step is None:
-                    row.step = default_step
+        if row.step is None:
+            row.step = default_step
         index.rows.append(row)
     return index
 
