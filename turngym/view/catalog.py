@@ -205,4 +205,5 @@ def series(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> dict[str, An
                 if _finite(r.get(key)):
                     values[at[float(r["step"])]] = float(r[key])
             out[f"{label}: {key}" if len(runs) > 1 else key] = values
-    return {"steps": steps, "series": out}
+    # "order" keeps the runs' order: the page's JSON has its keys sorted.
+    return {"steps": steps, "series": out, "order": list(out)}

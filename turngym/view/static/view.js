@@ -8,7 +8,7 @@
 
   function drawChart(box) {
     var data = JSON.parse(document.getElementById(box.dataset.source).textContent);
-    var keys = Object.keys(data.series);
+    var keys = data.order || Object.keys(data.series);
     var picker = box.querySelector(".picker");
     var plotBox = box.querySelector(".plot");
     var chosen = JSON.parse(box.dataset.initial || "[]").filter(function (k) {
