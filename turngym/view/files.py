@@ -68,7 +68,15 @@ def _check_parts(path: str) -> list[str]:
 
 
 def parse_name(name: str, roots: Sequence[Path]) -> Where:
-    """The ``Where`` of a URL name ``"<root>/<path>"``; ``NotInside`` if it is malformed."""
+    """The ``Where`` of a URL name ``"<root>/<path>"``; ``NotInside`` if it is malformed.
+
+    >>> parse_name("0/runs/demo/metrics.jsonl", [Path("/data")]).parts
+    ('runs', 'demo', 'metrics.jsonl')
+    >>> parse_name("0/runs/../../etc/passwd", [Path("/data")])
+    Traceback (most recent call last):
+    ...
+    turngym.view.files.NotInside: runs/../../etc/passwd
+    """
     head, _, rest = name.partition("/")
     if not head.isdigit() or int(head) >= len(roots):
         raise NotInside(name)
