@@ -280,3 +280,22 @@ def test_index_summaries_match_a_full_parse(demo: Path) -> None:
             assert row == full
             invalid += row.invalid
     assert invalid > 0  # the invalid-action path was exercised too
+
+
+def test_parquet_collect_folder(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    from turngym.sdk.episode_files import save_episodes
+    from turngym.view.demo import _screens_episode, tictactoe_episodes
+
+    episodes = [*tictactoe_episodes(5, step=0, skill=0.5, invalid_every=2), _screens_episode()]
+    save_episodes(episodes, tmp_path / "data", format="parquet")
+    client = TestClient(create_app([tmp_path / "data"]))
+    table = client.get("/episodes", params={"env": "TicTacToe"}).text
+    assert "5 episodes" in table and "episodes.parquet" in table
+    assert client.get("/episodes", params={"env": "ScreenGraph"}).text.count(">1</td>") >= 1
+    page = client.get("/episode", params={"file": "0/episodes.parquet", "n": 5}).text
+    assert page.count('class="screenshot"') == 3 and "/picture?file=0/episodes.parquet" in page
+    url = page.split('src="')[1].split('"')[0].replace("&amp;", "&")
+    picture = client.get(url)
+    assert picture.status_code == 200 and picture.content.startswith(b"\x89PNG")
+    assert client.get("/picture", params={"file": "0/episodes.parquet", "n": 0}).status_code == 404

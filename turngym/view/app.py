@@ -324,7 +324,7 @@ def _routes(app: FastAPI) -> None:
         row = index.rows[number]
         view, error = None, ""
         try:
-            view = episode_view(read_line(app.state.roots, row, where), where, app.state.roots)
+            view = episode_view(read_line(app.state.roots, row, where), where, number)
         except ValueError as problem:
             error = str(problem)
         return _page(
@@ -398,6 +398,26 @@ def _routes(app: FastAPI) -> None:
             steps_a=list(run_a.steps()),
             steps_b=list(run_b.steps()),
         )
+
+    @app.get("/picture")
+    def picture(file: str = "", n: str = "0", i: str = "0") -> Response:
+        """A picture embedded in a Parquet row (its ``images[i].bytes``), if it is a PNG."""
+        where = parse_name(file, app.state.roots)
+        number, k = _int(n, "n"), _int(i, "i")
+        index = app.state.index.get(where)
+        if number is None or k is None or not 0 <= number < len(index.rows):
+            raise NotInside(file)
+        try:
+            row = read_line(app.state.roots, index.rows[number], where)
+        except ValueError:
+            raise NotInside(file) from None
+        images = row.get("images") if isinstance(row, dict) else None
+        entry = images[k] if isinstance(images, list) and 0 <= k < len(images) else None
+        data = entry.get("bytes") if isinstance(entry, dict) else None
+        if not isinstance(data, bytes) or not data.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise NotInside(file)
+        headers = {"X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=3600"}
+        return Response(data, media_type="image/png", headers=headers)
 
     @app.get("/file/{name:path}")
     def file(name: str) -> Response:

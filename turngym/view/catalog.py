@@ -3,8 +3,9 @@
 A run directory is a folder with ``metrics.jsonl`` or an ``episodes/`` folder (what the
 trainers write, ``turngym/sdk/trainers/common.py``). An episode file is any ``*.jsonl``
 under a root whose first line is an episode (``EpisodeWriter`` rows, ``turngym collect``
-datasets, ``RecordEpisodes`` transcripts); ``metrics.jsonl`` never is. A root given as a
-file holds just that file. The catalog is re-read when older than ``ttl`` seconds.
+datasets, ``RecordEpisodes`` transcripts); ``metrics.jsonl`` never is. Parquet files
+(``turngym collect --format parquet``) are episode files too. A root given as a file
+holds just that file. The catalog is re-read when older than ``ttl`` seconds.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def scan(roots: Sequence[Path], only: Sequence[str | None]) -> Catalog:
             continue
         for here, folders, names in walk(roots, k):
             for name in names:
-                if name.endswith(".jsonl") and name != "metrics.jsonl":
+                if name.endswith((".jsonl", ".parquet")) and name != "metrics.jsonl":
                     where = here.child(name)
                     if _episode_like(roots, where):
                         files.append(where)

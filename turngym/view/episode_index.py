@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from turngym.view.files import NotInside, Where, open_inside
+from turngym.view.files import Where, open_inside
 
 __all__ = ["MAX_LINE_BYTES", "FileIndex", "IndexCache", "Row", "is_episode_file", "read_line"]
 
@@ -43,7 +43,9 @@ class Row:
     line: int
     """the line's number among the file's episode lines (0-based): its id in URLs"""
     offset: int
+    """JSONL: the line's first byte; Parquet: its row group"""
     length: int
+    """JSONL: the line's bytes; Parquet: its row in the group"""
     env_id: str = ""
     seed: int | None = None
     step: int | None = None
@@ -167,6 +169,8 @@ def _summarise_v1(row: Row, line: bytes) -> bool:
 
 def is_episode_file(head: bytes) -> bool:
     """Whether a JSONL file's first bytes look like episodes (not metrics or other logs)."""
+    if head.startswith(b"PAR1"):  # Parquet: EpisodeWriter's is the only kind we read
+        return True
     text = head.lstrip()
     return text.startswith(b"{") and b'"env_id"' in text[:4096]
 
@@ -210,6 +214,63 @@ def _scan(f: Any, where: Where, size: int, mtime_ns: int) -> FileIndex:
     return index
 
 
+_PARQUET_COLUMNS = ["env_id", "seed", "success", "returns", "meta", "turns"]
+
+
+def _scan_parquet(f: Any, where: Where, size: int, mtime_ns: int) -> FileIndex:
+    """The index of an ``EpisodeWriter`` Parquet file: one row per episode row."""
+    index = FileIndex(where, size, mtime_ns)
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+    except ImportError:
+        index.rows.append(Row(0, 0, 0, error="Parquet needs the data extra (pyarrow)"))
+        return index
+    try:
+        reader = pq.ParquetFile(f)
+    except (pa.ArrowException, OSError) as error:
+        index.rows.append(Row(0, 0, 0, error=f"not a Parquet file ({error})"[:300]))
+        return index
+    for group in range(reader.num_row_groups):
+        meta = reader.metadata.row_group(group)
+        if meta.total_byte_size > MAX_LINE_BYTES * max(meta.num_rows, 1):
+            index.rows.append(Row(len(index.rows), group, 0, error="a row group over the bound"))
+            continue
+        try:
+            table = reader.read_row_group(group, columns=_PARQUET_COLUMNS)
+            lengths = pc.list_value_length(table["turns"]).to_pylist()
+            infos = pc.list_flatten(table["turns"]).combine_chunks().field("info")
+            flagged = pc.match_substring(infos, "invalid_action").to_pylist()
+            texts = infos.to_pylist()
+            light = table.drop_columns(["turns"]).to_pylist()
+        except (pa.ArrowException, KeyError, TypeError, ValueError) as error:
+            index.rows.append(Row(len(index.rows), group, 0, error=f"unreadable ({error})"[:300]))
+            continue
+        at = 0
+        for k, (value, n) in enumerate(zip(light, lengths, strict=True)):
+            row = Row(len(index.rows), group, k)
+            summarise(row, {**value, "turns": []})
+            row.turns = n or 0
+            row.invalid = sum(
+                _info_invalid(texts[j]) for j in range(at, at + row.turns) if flagged[j]
+            )
+            at += row.turns
+            index.rows.append(row)
+    return index
+
+
+def _read_parquet_row(f: Any, row: Row) -> Any:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.ParquetFile(f).read_row_group(row.offset)
+        return table.slice(row.length, 1).to_pylist()[0]
+    except (pa.ArrowException, OSError, IndexError) as error:
+        raise ValueError(f"unreadable Parquet row ({error})"[:300]) from None
+
+
 class IndexCache:
     """``FileIndex`` of each file, kept while the file's size and mtime stay the same."""
 
@@ -228,7 +289,8 @@ class IndexCache:
                 if hit is not None and (hit.size, hit.mtime_ns) == (st.st_size, st.st_mtime_ns):
                     self._cache.move_to_end(where.name)
                     return hit
-            index = _scan(f, where, st.st_size, st.st_mtime_ns)
+            scan = _scan_parquet if where.parts[-1].endswith(".parquet") else _scan
+            index = scan(f, where, st.st_size, st.st_mtime_ns)
         with self._lock:
             self._cache[where.name] = index
             while len(self._cache) > self.max_files:
@@ -240,12 +302,11 @@ def read_line(roots: Sequence[Path], row: Row, where: Where) -> Any:
     """The parsed line of ``row`` (``ValueError`` with a one-line reason if it is bad)."""
     if row.error:
         raise ValueError(row.error)
-    try:
-        with open_inside(roots, where) as f:
-            f.seek(row.offset)
-            data = f.read(row.length)
-    except NotInside:
-        raise
+    with open_inside(roots, where) as f:
+        if where.parts[-1].endswith(".parquet"):
+            return _read_parquet_row(f, row)
+        f.seek(row.offset)
+        data = f.read(row.length)
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as error:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from turngym.view.files import NotInside, Where
 
@@ -39,9 +39,11 @@ def _json_text(value: Any) -> Any:
 class _Pictures:
     """Turns picture markers into URL dicts, given where the episode file is."""
 
-    def __init__(self, file: Where, images: Any) -> None:
+    def __init__(self, file: Where, images: Any, n: int) -> None:
+        self.file, self.n = file, n
         self.folder = file.parent()
         self.images = images if isinstance(images, list) else []
+        self.embedded = file.parts[-1].endswith(".parquet")
 
     def url(self, path: Any) -> str | None:
         if not isinstance(path, str):
@@ -62,10 +64,13 @@ class _Pictures:
         if kind == "image":
             path = value.get("path")
             index = value.get("index")
+            shape = value.get("shape") if isinstance(value.get("shape"), list) else []
             if path is None and isinstance(index, int) and 0 <= index < len(self.images):
+                if self.embedded:  # Parquet holds the PNG's bytes: served by /picture
+                    url = f"/picture?file={quote(self.file.name)}&n={self.n}&i={index}"
+                    return {"__picture__": url, "shape": shape}
                 entry = self.images[index]
                 path = entry.get("path") if isinstance(entry, dict) else None
-            shape = value.get("shape") if isinstance(value.get("shape"), list) else []
             return {"__picture__": self.url(path), "shape": shape}
         if kind == "ndarray":
             data = value.get("data")
@@ -257,11 +262,11 @@ def _turn(
     }
 
 
-def episode_view(line: Any, file: Where, roots: Sequence[Path]) -> dict[str, Any]:
-    """The episode page's data for a parsed line of the episode file ``file``."""
+def episode_view(line: Any, file: Where, n: int = 0) -> dict[str, Any]:
+    """The episode page's data for the parsed line (or Parquet row) ``n`` of ``file``."""
     if not isinstance(line, dict):
         raise ValueError("not an episode (a JSON object)")
-    pictures = _Pictures(file, line.get("images"))
+    pictures = _Pictures(file, line.get("images"), n)
     decode = pictures.decode
     view: dict[str, Any] = {
         "env_id": line.get("env_id"),
