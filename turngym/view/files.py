@@ -4,9 +4,9 @@ A file is named in a URL as ``"<root number>/<path inside that root>"`` (``"0/de
 metrics.jsonl"``). ``open_inside`` walks that path one folder at a time with
 ``O_NOFOLLOW``, so no symlink is ever followed (the files may come from an agent:
 ARCHITECTURE.md section 10); ``..``, ``.``, empty parts, absolute paths, NUL bytes and
-backslashes are refused; the last part is opened ``O_NONBLOCK`` and must be a regular
-file, so a FIFO or a device never blocks the server. Every refusal is a
-``NotInside`` error, which the app answers with 404.
+backslashes are refused; the last part must be a regular file before it is opened (a
+FIFO or a device never is) and is opened ``O_NONBLOCK`` and checked again. Every
+refusal is a ``NotInside`` error, which the app answers with 404.
 
 ``walk`` lists the folders and regular files under a root the same way (no symlink
 followed, a bounded depth and count).
@@ -106,6 +106,11 @@ def open_inside(roots: Sequence[Path], where: Where) -> BinaryIO:
         raise NotInside(where.name)
     try:
         with _folder_fd(roots, where, len(where.parts) - 1) as folder:
+            # Look before opening, so a FIFO or device is never opened at all; the fstat
+            # below catches one swapped in between (O_NONBLOCK: that open cannot block).
+            mode = os.stat(where.parts[-1], dir_fd=folder, follow_symlinks=False).st_mode
+            if not stat.S_ISREG(mode):
+                raise NotInside(where.name)
             fd = os.open(where.parts[-1], _FILE_FLAGS, dir_fd=folder)
     except OSError:
         raise NotInside(where.name) from None
