@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ipaddress
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,14 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _free_port(host: str) -> int:
+    """A port free on ``host`` now (so the printed URL is the one served)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as s:
+        s.bind((host.strip("[]"), 0))
+        return int(s.getsockname()[1])
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     """Run ``turngym view`` until interrupted."""
     paths = [Path(p) for p in args.paths] or [Path("runs") if Path("runs").is_dir() else Path(".")]
@@ -84,8 +93,9 @@ def cmd_view(args: argparse.Namespace) -> int:
             "can reach this address can read the runs and episodes",
             file=sys.stderr,
         )
+    port = args.port or _free_port(args.host)
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"turngym view: http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
+    print(f"turngym view: http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, host=args.host, port=port, log_level="warning")
     return 0
