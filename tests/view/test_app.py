@@ -299,3 +299,27 @@ def test_parquet_collect_folder(tmp_path: Path) -> None:
     picture = client.get(url)
     assert picture.status_code == 200 and picture.content.startswith(b"\x89PNG")
     assert client.get("/picture", params={"file": "0/episodes.parquet", "n": 0}).status_code == 404
+
+
+def test_real_wrapper_events_are_shown(tmp_path: Path) -> None:
+    import turngym
+    from turngym.wrappers import MemoryTools, RecordEpisodes, SlidingWindow
+
+    path = tmp_path / "eps.jsonl"
+    env = RecordEpisodes(
+        SlidingWindow(MemoryTools(turngym.make("turngym/FrozenLake-v0")), keep_last=1), path
+    )
+    env.reset(seed=0)
+    actions = ["memory_insert: a hole at row 2", "right", "right", "jump"] + ["down"] * 200
+    for action in actions:  # until FrozenLake ends (a hole, the goal or its step limit)
+        *_, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
+    env.close()
+    assert env.episodes_written == 1
+    client = TestClient(create_app([tmp_path]))
+    page = client.get("/episode", params={"file": "0/eps.jsonl", "n": 0}).text
+    assert "memory: memory_insert" in page and "wrapper turn" in page
+    assert "context: evict" in page  # SlidingWindow's cut, on the turn it happened
+    assert 'class="role">user' in page  # chat messages shown message by message
+    assert "invalid action" in page  # "jump" is not a FrozenLake move

@@ -14,6 +14,7 @@ highlighted with Pygments; everything else is text the template escapes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
@@ -24,6 +25,7 @@ __all__ = ["diff_css", "episode_view"]
 
 _MAX_SHOWN = 200_000  # characters of one value's JSON shown (the rest is cut, and said so)
 _LONG_REPLY = 200
+_MEMORY_CALL = re.compile(r'\s*(?:\{\s*"tool"\s*:\s*")?((?:core_)?memory_[a-z]+)\b')
 
 
 def _json_text(value: Any) -> Any:
@@ -178,13 +180,9 @@ def _events(info: Any, action: Any, segment: Any) -> list[dict[str, str]]:
         events.append({"kind": "context", "text": f"segment {segment}"})
     if info.get("format_error") is True:
         events.append({"kind": "invalid", "text": "format error: no action found in the reply"})
-    if isinstance(action, str) and '"tool"' in action and "memory" in action:
-        try:
-            call = json.loads(action)
-        except (ValueError, RecursionError):
-            call = None
-        if isinstance(call, dict) and "memory" in str(call.get("tool", "")):
-            events.append({"kind": "memory", "text": f"memory: {call['tool']}"})
+    memory = _MEMORY_CALL.match(action) if isinstance(action, str) else None
+    if memory:  # MemoryTools' calls: "memory_insert: ..." or {"tool": "memory_search", ...}
+        events.append({"kind": "memory", "text": f"memory: {memory.group(1)}"})
     if "memory_size" in info:
         events.append({"kind": "memory", "text": f"memory size {info['memory_size']}"})
     if isinstance(info.get("tool"), str):
