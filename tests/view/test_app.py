@@ -323,3 +323,56 @@ def test_real_wrapper_events_are_shown(tmp_path: Path) -> None:
     assert "context: evict" in page  # SlidingWindow's cut, on the turn it happened
     assert 'class="role">user' in page  # chat messages shown message by message
     assert "invalid action" in page  # "jump" is not a FrozenLake move
+
+
+def test_odd_but_valid_json_rows_render(tmp_path: Path) -> None:
+    shot = {"__turngym__": "image", "path": 5}
+    outside = {"__turngym__": "image", "path": "../outside.png", "shape": [16, 16, 3]}
+    absolute = {"__turngym__": "image", "path": "/etc/x.png", "shape": [16, 16, 3]}
+    rows = [
+        {
+            "env_id": "x",
+            "steps": [
+                {
+                    "info": [1],
+                    "observation": {"screenshot": shot},
+                    "action": {"a": 1},
+                    "reward": "z",
+                }
+            ],
+        },
+        {
+            "env_id": "x",
+            "observation": {"a": outside, "b": absolute},
+            "info": {},
+            "steps": [{"action": "a", "observation": "o", "info": {"success": True}}],
+        },
+        {
+            "env_id": "x",
+            "turns": [{"obs": 5, "info": "[1,2]", "action": None, "agent": 3, "segment": "s"}],
+            "returns": "[1]",
+            "meta": "3",
+            "final_obs": '{"agent": {"__turngym__": "image", "index": 99}}',
+        },
+        {
+            "env_id": "x",
+            "turns": [
+                {
+                    "obs": '{"__turngym__": "dict", "items": 5}',
+                    "info": '{"widgets": [{"x": "a"}, 3], "marks": {"1": [1, [1, 2, 3]]},'
+                    ' "tests": [1], "patch": 5, "legal_actions": "ab"}',
+                }
+            ],
+        },
+        {"env_id": "x", "schema_version": 1, "turns": [7], "images": "bad"},
+        {"env_id": None, "turns": []},
+    ]
+    (tmp_path / "eps.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (tmp_path.parent / "outside.png").write_bytes(b"\x89PNG")
+    client = TestClient(create_app([tmp_path]))
+    assert client.get("/episodes").status_code == 200
+    for n in range(len(rows)):
+        page = client.get("/episode", params={"file": "0/eps.jsonl", "n": n})
+        assert page.status_code == 200, (n, page.text[-500:])
+    page = client.get("/episode", params={"file": "0/eps.jsonl", "n": 1}).text
+    assert page.count("missing or outside the viewer") == 2 and "outside.png" not in page
