@@ -33,13 +33,21 @@ def add_view_parser(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
         help="run dirs, folders of runs, episode files (default: runs if it exists, else .)",
     )
     p.add_argument("--port", type=int, default=8765, help="0 picks a free port")
-    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (loopback)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on; beyond loopback it needs --allow-remote",
+    )
     p.add_argument(
         "--allow-remote",
         action="store_true",
         help="allow a --host that is not loopback (anyone who reaches it reads the files)",
     )
-    p.add_argument("--play-dir", help="where the play page saves its episodes")
+    p.add_argument(
+        "--play-dir",
+        help="where the play page saves its episodes (default: not saved); a folder under a "
+        "PATH shows them in the viewer too, e.g. runs/play",
+    )
     p.set_defaults(fn=cmd_view)
 
 
