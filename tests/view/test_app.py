@@ -60,9 +60,9 @@ def test_every_page_renders(client: TestClient, demo: Path) -> None:
     assert page.status_code == 200
     assert "a b c" in page.text and "invalid action" in page.text  # the board, the bad move
     compare = client.get("/compare", params={"a": RUN_A, "b": RUN_B})
-    assert compare.status_code == 200 and "6 (env, seed) pairs played by both" in compare.text
+    assert compare.status_code == 200 and "6 (env, seed, seat, mode) played by both" in compare.text
     steps = client.get("/compare", params={"a": RUN_A, "b": RUN_A, "a_step": 0, "b_step": 40})
-    assert "@ 40" in steps.text and "6 (env, seed) pairs" in steps.text
+    assert "@ 40" in steps.text and "6 (env, seed, seat, mode)" in steps.text
     assert client.get("/compare").status_code == 200
     picture = client.get(f"/file/0/screens/images/{_png_name(demo)}")
     assert picture.status_code == 200 and picture.headers["content-type"] == "image/png"
@@ -376,3 +376,22 @@ def test_odd_but_valid_json_rows_render(tmp_path: Path) -> None:
         assert page.status_code == 200, (n, page.text[-500:])
     page = client.get("/episode", params={"file": "0/eps.jsonl", "n": 1}).text
     assert page.count("missing or outside the viewer") == 2 and "outside.png" not in page
+
+
+def test_compare_keeps_a_games_seats_apart(tmp_path: Path) -> None:
+    import dataclasses
+
+    from turngym.view.demo import tictactoe_episodes
+
+    for name in ("a", "b"):
+        episodes = [
+            dataclasses.replace(ep, meta={**ep.meta, "seat": seat})
+            for seat in (0, 1)
+            for ep in tictactoe_episodes(3, step=0, skill=0.5)
+        ]
+        with EpisodeWriter(tmp_path / name / "episodes" / "eval-step-0000000.jsonl") as writer:
+            writer.write(episodes)
+    client = TestClient(create_app([tmp_path]))
+    page = client.get("/compare", params={"a": "0/a", "b": "0/b"}).text
+    assert "6 (env, seed, seat, mode) played by both" in page
+    assert page.count("<td>turngym/TicTacToe-v0</td>") == 6

@@ -362,13 +362,17 @@ def _routes(app: FastAPI) -> None:
         shown = [(label_a, run_a)] if run_a is run_b else [(label_a, run_a), (label_b, run_b)]
         data = series([(label, read_metrics(app.state.roots, r)) for label, r in shown])
         sides = [_side_rows(app, run_a, step_a), _side_rows(app, run_b, step_b)]
-        matched: dict[tuple[str, Any], list[Any]] = {}
+        # A game's evaluation plays each seat on the same seeds: the seat is part of the key.
+        matched: dict[tuple[str, Any, str, str], list[Any]] = {}
         for k, side in enumerate(sides):
             for file, row in side:
-                slot = matched.setdefault((row.env_id, row.seed), [None, None])
+                key = (row.env_id, row.seed, row.seat, row.mode)
+                slot = matched.setdefault(key, [None, None])
                 if slot[k] is None:
                     slot[k] = (file.name, row)
-        table = sorted(matched.items(), key=lambda kv: (kv[0][0], kv[0][1] is None, kv[0][1] or 0))
+        table = sorted(
+            matched.items(), key=lambda kv: (kv[0][0], kv[0][1] is None, kv[0][1] or 0, kv[0][2:])
+        )
         both = [s for _, s in table if s[0] and s[1]]
         totals = [
             _mean([s[k][1].success for s in both if s[k][1].success is not None]) for k in (0, 1)

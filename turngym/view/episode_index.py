@@ -50,6 +50,8 @@ class Row:
     seed: int | None = None
     step: int | None = None
     mode: str = ""
+    seat: str = ""
+    """a game's seat the episode is about (``meta["seat"]``), "" otherwise"""
     success: bool | None = None
     ret: float | None = None
     turns: int = 0
@@ -134,6 +136,8 @@ def summarise(row: Row, value: Any) -> None:
     row.step = step if isinstance(step, int) and not isinstance(step, bool) else None
     mode = meta.get("mode")
     row.mode = mode if isinstance(mode, str) else ""
+    seat = meta.get("seat")
+    row.seat = str(seat) if isinstance(seat, (int, str)) and not isinstance(seat, bool) else ""
     row.turns = len(turns)
     row.invalid = sum(_info_invalid(t.get("info")) for t in turns if isinstance(t, dict))
     success = value.get("success")
