@@ -395,3 +395,18 @@ def test_compare_keeps_a_games_seats_apart(tmp_path: Path) -> None:
     page = client.get("/compare", params={"a": "0/a", "b": "0/b"}).text
     assert "6 (env, seed, seat, mode) played by both" in page
     assert page.count("<td>turngym/TicTacToe-v0</td>") == 6
+
+
+def test_runs_list_names_the_trainer_of_a_trainers_config(tmp_path: Path) -> None:
+    import dataclasses
+
+    from turngym.sdk.trainers.grpo_config import GRPOConfig
+
+    config = dataclasses.asdict(GRPOConfig(env="turngym/FrozenLake-v0"))
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.json").write_text(json.dumps(config, default=str))
+    (tmp_path / "run" / "metrics.jsonl").write_text('{"step": 0, "eval_success": 0.25}\n')
+    page = TestClient(create_app([tmp_path])).get("/").text
+    row = page.split('href="/run/0/run"')[1].split("</tr>")[0]
+    assert "<td>turngym/FrozenLake-v0</td>" in row and "<td>grpo</td>" in row
+    assert "<td>0.250</td>" in row  # the final eval success

@@ -29,6 +29,7 @@ from turngym.view.catalog import (
     read_config,
     read_metrics,
     series,
+    trainer_of,
 )
 from turngym.view.episode_index import IndexCache, Row, read_line
 from turngym.view.episode_view import diff_css, episode_view
@@ -151,8 +152,8 @@ def _summary(app: FastAPI, run: Run) -> dict[str, Any]:
     }
     return {
         "run": run,
-        "env": config.get("env_id") or config.get("env") or "",
-        "trainer": config.get("trainer") or config.get("method") or config.get("algorithm") or "",
+        "env": str(config.get("env_id") or config.get("env") or ""),
+        "trainer": trainer_of(config),
         "steps": last.get("step"),
         "last": dict(list(shown.items())[:4]),
         "eval_success": last_value(rows, "eval_success"),

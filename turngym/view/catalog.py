@@ -10,6 +10,9 @@ holds just that file. The catalog is re-read when older than ``ttl`` seconds.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib
 import json
 import math
 import re
@@ -170,6 +173,41 @@ def read_config(roots: Sequence[Path], run: Run) -> tuple[Any, str]:
         except (ValueError, RecursionError):
             return None, text
     return None, text
+
+
+_TRAINERS = {
+    "grpo": ("turngym.sdk.trainers.grpo_config", "GRPOConfig"),
+    "sac-glam": ("turngym.sdk.trainers.sac_glam", "SACGLAMConfig"),
+    "archer": ("turngym.sdk.trainers.archer", "ArCHerConfig"),
+    "sft": ("turngym.sdk.trainers.sft", "SFTConfig"),
+}
+
+
+@functools.cache
+def _trainer_fields() -> dict[str, frozenset[str]]:
+    out = {}
+    for name, (module, cls) in _TRAINERS.items():
+        try:
+            config = getattr(importlib.import_module(module), cls)
+        except (ImportError, AttributeError):  # a trainer whose extra is missing
+            continue
+        out[name] = frozenset(f.name for f in dataclasses.fields(config))
+    return out
+
+
+def trainer_of(config: Any) -> str:
+    """The trainer that wrote a run's ``config.json`` ("" when unknown).
+
+    Its ``trainer`` key, else the trainer whose config dataclass has exactly these
+    fields (trainers write ``asdict(config)``).
+    """
+    if not isinstance(config, dict):
+        return ""
+    named = config.get("trainer") or config.get("method") or config.get("algorithm")
+    if isinstance(named, str):
+        return named
+    keys = set(config)
+    return next((name for name, fields in _trainer_fields().items() if fields == keys), "")
 
 
 def numeric_keys(rows: Sequence[dict[str, Any]]) -> list[str]:
