@@ -83,8 +83,6 @@ def main() -> None:
                     box = page.locator("section.chart .u-over").first.bounding_box()
                     if box:
                         page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + 40)
-                if name == "episode":
-                    page.locator("section.turn").nth(1).scroll_into_view_if_needed()
                 path = out / f"view-{name}.png"
                 page.screenshot(path=str(path))
                 print(f"{path} ({path.stat().st_size // 1024} KiB)")

@@ -55,7 +55,7 @@ def test_every_page_renders(client: TestClient, demo: Path) -> None:
     overlay = client.get(f"/run/{RUN_A}", params={"with": RUN_B})
     assert "grpo-tictactoe-lr2: reward" in overlay.text
     episodes = client.get("/episodes")
-    assert episodes.status_code == 200 and "38 episodes" in episodes.text  # 2 x 3 x 6 + 2
+    assert episodes.status_code == 200 and "39 episodes" in episodes.text  # 2 x 3 x 6 + 3
     page = client.get("/episode", params={"file": STEP0, "n": 0})
     assert page.status_code == 200
     assert "a b c" in page.text and "invalid action" in page.text  # the board, the bad move
@@ -72,11 +72,13 @@ def test_every_page_renders(client: TestClient, demo: Path) -> None:
 
 def test_episode_page_shows_screens_marks_events_and_swe(client: TestClient) -> None:
     text = client.get("/episode", params={"file": "0/screens/episodes.jsonl", "n": 0}).text
-    assert text.count('class="screenshot"') == 3 and "/file/0/screens/images/" in text
+    assert text.count('class="screenshot"') == 5 and "/file/0/screens/images/" in text
     assert "marks-toggle" in text and 'class="mark"' in text  # set-of-marks from widgets
-    assert "widget tree (3)" in text and "context: summary" in text and "segment 1" in text
+    assert "widget tree (" in text and "invalid action" in text
     assert "full reply" in text and "ParseAction" in text
-    assert 'class="diff"' in text and "test_calc.py::test_add" in text and "resolved" in text
+    swe = client.get("/episode", params={"file": "0/swe/episodes.jsonl", "n": 0}).text
+    assert 'class="diff"' in swe and "test_calc.py::test_add" in swe and "resolved" in swe
+    assert "tool: submit" in swe
     record = client.get("/episode", params={"file": "0/screens/transcripts.jsonl", "n": 0}).text
     assert record.count('class="screenshot"') == 2 and 'class="mark"' in record
 
@@ -85,7 +87,7 @@ def test_episodes_table_paginates_and_filters(client: TestClient) -> None:
     first = client.get("/episodes", params={"per": 10}).text
     assert "page 1 of 4" in first and 'rel="next"' in first and 'rel="prev"' not in first
     last = client.get("/episodes", params={"per": 10, "page": 4}).text
-    assert last.count("/episode?file=") == 8 and 'rel="prev"' in last
+    assert last.count("/episode?file=") == 9 and 'rel="prev"' in last
     run = client.get("/episodes", params={"run": RUN_A, "step": 40}).text
     assert "6 episodes" in run
     seed = client.get("/episodes", params={"seed": 2, "env": "TicTacToe"}).text
@@ -94,7 +96,7 @@ def test_episodes_table_paginates_and_filters(client: TestClient) -> None:
     lost = client.get("/episodes", params={"success": "no"}).text
     n_won = int(won.split(" episode")[0].split(">")[-1])
     n_lost = int(lost.split(" episode")[0].split(">")[-1])
-    assert n_won + n_lost == 38 and n_won > 0 and n_lost > 0
+    assert n_won + n_lost == 39 and n_won > 0 and n_lost > 0
     bad = client.get("/episodes", params={"seed": "x"})
     assert bad.status_code == 400 and "seed must be an integer" in bad.text
 
@@ -294,7 +296,7 @@ def test_parquet_collect_folder(tmp_path: Path) -> None:
     assert "5 episodes" in table and "episodes.parquet" in table
     assert client.get("/episodes", params={"env": "ScreenGraph"}).text.count(">1</td>") >= 1
     page = client.get("/episode", params={"file": "0/episodes.parquet", "n": 5}).text
-    assert page.count('class="screenshot"') == 3 and "/picture?file=0/episodes.parquet" in page
+    assert page.count('class="screenshot"') == 5 and "/picture?file=0/episodes.parquet" in page
     url = page.split('src="')[1].split('"')[0].replace("&amp;", "&")
     picture = client.get(url)
     assert picture.status_code == 200 and picture.content.startswith(b"\x89PNG")
@@ -320,7 +322,7 @@ def test_real_wrapper_events_are_shown(tmp_path: Path) -> None:
     client = TestClient(create_app([tmp_path]))
     page = client.get("/episode", params={"file": "0/eps.jsonl", "n": 0}).text
     assert "memory: memory_insert" in page and "wrapper turn" in page
-    assert "context: evict" in page  # SlidingWindow's cut, on the turn it happened
+    assert "context: evict, segment 1" in page  # SlidingWindow's cut, where it happened
     assert 'class="role">user' in page  # chat messages shown message by message
     assert "invalid action" in page  # "jump" is not a FrozenLake move
 

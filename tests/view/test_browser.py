@@ -92,10 +92,10 @@ def test_run_page_draws_a_chart(page: Any, base_url: str) -> None:
 def test_episode_screenshot_loads_and_marks_toggle(page: Any, base_url: str) -> None:
     page.goto(f"{base_url}/episode?file=0/screens/episodes.jsonl&n=0")
     images = page.locator("img.screenshot")
-    assert images.count() == 3
-    for k in range(3):
+    assert images.count() == 5
+    for k in range(5):
         images.nth(k).scroll_into_view_if_needed()
-        assert images.nth(k).evaluate("img => img.complete && img.naturalWidth") == 240
+        assert images.nth(k).evaluate("img => img.complete && img.naturalWidth") == 360
     marks = page.locator(".shot-box").nth(1).locator(".marks")
     assert marks.is_visible()
     page.locator(".shot-box").nth(1).locator(".marks-toggle").uncheck()

@@ -3,10 +3,11 @@
 ``make_demo(folder)`` writes, from real TicTacToe games (``turngym/TicTacToe-v0``
 against its random opponent), what the trainers and ``RecordEpisodes`` write: two run
 folders with ``metrics.jsonl``, ``config.json`` and ``episodes/eval-step-NNNNNNN.jsonl``
-(``EpisodeWriter``, schema v1), plus a ``screens/`` folder with a desktop-like episode
-whose observations hold screenshots and whose info lists widgets (set-of-marks boxes),
-a SWE-like submit turn (patch and graded tests), and a ``RecordEpisodes`` transcript
-whose screenshot is an ``images/<sha256>.png`` file. No model is trained: the "agent"
+(``EpisodeWriter``, schema v1), plus ``screens/episodes.jsonl``, a real ScreenGraph-v0
+episode behind ``ParseAction`` (screenshots, widgets for set-of-marks, full replies),
+``screens/transcripts.jsonl``, a ``RecordEpisodes`` line whose screenshot is an
+``images/<sha256>.png`` file, and ``swe/episodes.jsonl``, a made-up SWE submit turn
+(patch and graded tests as ``SWEEnv`` reports them). No model is trained: the "agent"
 picks the opponent-blocking move with a probability that grows with the step.
 """
 
@@ -107,38 +108,68 @@ def _screen(widgets: list[dict[str, Any]], pressed: int | None) -> np.ndarray:
 
 
 def _screens_episode() -> Any:
+    """A real ScreenGraph-v0 episode behind ``ParseAction``: replies with an ``<answer>``.
+
+    The first reply clicks a widget that is not there (an invalid action); then the
+    expert's clicks, each wrapped in a short reply the wrapper parses.
+    """
+    import gymnasium as gym
+
+    from turngym.agents import make_expert
+    from turngym.sdk.records import Episode, Turn
+    from turngym.wrappers import ParseAction
+
+    inner = gym.make("turngym/ScreenGraph-v0")
+    expert = make_expert(inner, "turngym/ScreenGraph-v0")
+    env = ParseAction(inner)
+    obs, info = env.reset(seed=3)
+    turns: list[Turn] = []
+    total, done, first = 0.0, False, True
+    while not done and len(turns) < 12:
+        action = "click(99)" if first else expert.act(obs, info)
+        reply = f"The widget I need is {action}.\n<answer>{action}</answer>"
+        first = False
+        new, reward, terminated, truncated, info = env.step(reply)
+        turns.append(
+            Turn(
+                obs=obs,
+                action=reply,
+                reward=float(reward),
+                info=dict(info),
+                terminated=terminated,
+                truncated=truncated,
+                agent="agent",
+            )
+        )
+        total += float(reward)
+        obs, done = new, terminated or truncated
+    env.close()
+    return Episode(
+        "turngym/ScreenGraph-v0",
+        seed=3,
+        turns=turns,
+        returns={"agent": total},
+        success=bool(info.get("success")),
+        final_obs={"agent": obs},
+        meta={"note": "a real ScreenGraph-v0 episode (demo)"},
+    )
+
+
+def _swe_episode() -> Any:
+    """A made-up SWE submit turn: the patch and graded tests in info as SWEEnv writes them."""
     from turngym.sdk.records import Episode, Turn
 
-    widgets = [
-        {"index": 1, "role": "button", "name": "Open", "x": 20, "y": 40, "w": 60, "h": 24},
-        {"index": 2, "role": "button", "name": "Save", "x": 100, "y": 40, "w": 60, "h": 24},
-        {"index": 3, "role": "entry", "name": "File name", "x": 20, "y": 90, "w": 180, "h": 22},
-    ]
-    first = {"widgets": widgets, "invalid_action": False}
     turns = [
         Turn(
-            obs={
-                "text": "Screen: Home. Widgets: [1] Open [2] Save [3] File name",
-                "screenshot": _screen(widgets, None),
-            },
-            action="click(7)",
+            obs="Task: add() subtracts. Fix calc.py.",
+            action='str_replace("calc.py", ...)',
             reward=0.0,
             agent="agent",
-            info={**first, "invalid_action": True},
+            info={"tool": "str_replace", "tool_error": False},
         ),
         Turn(
-            obs={
-                "text": "No widget [7]. Widgets: [1] Open [2] Save [3] File name",
-                "screenshot": _screen(widgets, None),
-            },
-            action="I will press Save.\n<action>click(2)</action>",
-            reward=0.0,
-            agent="agent",
-            info={**first, "format_error": False, "context_event": "summary", "segment": 1},
-        ),
-        Turn(
-            obs={"text": "Saved. Submit the fix.", "screenshot": _screen(widgets, 2)},
-            action='{"tool": "submit"}',
+            obs="Edited calc.py.",
+            action="submit()",
             reward=1.0,
             agent="agent",
             terminated=True,
@@ -154,12 +185,12 @@ def _screens_episode() -> Any:
         ),
     ]
     return Episode(
-        "turngym/ScreenGraph-v0",
-        seed=3,
+        "turngym/SWE-Lite-v0",
+        seed=0,
         turns=turns,
         returns={"agent": 1.0},
         success=True,
-        meta={"note": "a demo episode with screenshots"},
+        meta={"note": "made up for the demo: no sandbox ran"},
     )
 
 
@@ -238,5 +269,7 @@ def make_demo(
     screens = root / "screens"
     with EpisodeWriter(screens / "episodes.jsonl") as writer:
         writer.write([_screens_episode()])
+    with EpisodeWriter(root / "swe" / "episodes.jsonl") as writer:
+        writer.write([_swe_episode()])
     _transcript(screens)
     return root / "runs"
