@@ -143,6 +143,16 @@ def test_dotdot_never_leaves_the_root(tmp_path: Path) -> None:
         assert b"secret" not in answer.content
 
 
+def test_a_root_given_as_a_file_shows_only_that_file(demo: Path) -> None:
+    client = TestClient(create_app([demo / "screens" / "transcripts.jsonl"]))
+    assert "1 episode " in client.get("/episodes").text
+    page = client.get("/episode", params={"file": "0/transcripts.jsonl", "n": 0})
+    assert page.status_code == 200
+    picture = page.text.split('src="')[1].split('"')[0]
+    assert client.get(picture).status_code == 200  # its images/ beside it
+    assert client.get("/episode", params={"file": "0/episodes.jsonl", "n": 0}).status_code == 404
+
+
 def test_symlinks_fifos_and_folders_out_of_reach(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -108,6 +108,7 @@ def create_app(
     app.state.roots = resolved
     app.state.play_dir = Path(play_dir).resolve() if play_dir is not None else None
     app.state.catalog = CatalogCache(resolved, only)
+    app.state.only = only
     app.state.index = IndexCache(resolved)
     app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
     _routes(app)
@@ -317,7 +318,7 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/episode", response_class=HTMLResponse)
     def episode_page(request: Request, file: str = "", n: str = "0") -> HTMLResponse:
-        where = parse_name(file, app.state.roots)
+        where = parse_name(file, app.state.roots, app.state.only)
         number = _int(n, "n")
         index = app.state.index.get(where)
         if number is None or not 0 <= number < len(index.rows):
@@ -407,7 +408,7 @@ def _routes(app: FastAPI) -> None:
     @app.get("/picture")
     def picture(file: str = "", n: str = "0", i: str = "0") -> Response:
         """A picture embedded in a Parquet row (its ``images[i].bytes``), if it is a PNG."""
-        where = parse_name(file, app.state.roots)
+        where = parse_name(file, app.state.roots, app.state.only)
         number, k = _int(n, "n"), _int(i, "i")
         index = app.state.index.get(where)
         if number is None or k is None or not 0 <= number < len(index.rows):
@@ -426,7 +427,7 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/file/{name:path}")
     def file(name: str) -> Response:
-        where = parse_name(name, app.state.roots)
+        where = parse_name(name, app.state.roots, app.state.only)
         kind = _PICTURES.get(Path(where.parts[-1] if where.parts else "").suffix.lower())
         if kind is None:
             raise NotInside(name)

@@ -67,8 +67,11 @@ def _check_parts(path: str) -> list[str]:
     return parts
 
 
-def parse_name(name: str, roots: Sequence[Path]) -> Where:
+def parse_name(name: str, roots: Sequence[Path], only: Sequence[str | None] = ()) -> Where:
     """The ``Where`` of a URL name ``"<root>/<path>"``; ``NotInside`` if it is malformed.
+
+    ``only[k]``, when not None, is the one file root ``k`` was given as: then only that
+    file and its ``images/`` are named.
 
     >>> parse_name("0/runs/demo/metrics.jsonl", [Path("/data")]).parts
     ('runs', 'demo', 'metrics.jsonl')
@@ -80,7 +83,13 @@ def parse_name(name: str, roots: Sequence[Path]) -> Where:
     head, _, rest = name.partition("/")
     if not head.isdigit() or int(head) >= len(roots):
         raise NotInside(name)
-    return Where(int(head), tuple(_check_parts(rest)) if rest else ())
+    where = Where(int(head), tuple(_check_parts(rest)) if rest else ())
+    file = only[where.root] if where.root < len(only) else None
+    if file is not None and not (
+        where.parts == (file,) or (len(where.parts) == 2 and where.parts[0] == "images")
+    ):  # a root given as one file: that file and the pictures beside it, nothing else
+        raise NotInside(name)
+    return where
 
 
 @contextlib.contextmanager
