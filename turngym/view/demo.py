@@ -57,6 +57,7 @@ def tictactoe_episodes(
     out = []
     for k in range(count):
         obs, info = env.reset(seed=seed + k)
+        expert.reset(seed + k)  # its tie-breaks are seeded too: the same episodes every time
         turns: list[Turn] = []
         total, done = 0.0, False
         while not done:
