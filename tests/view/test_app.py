@@ -422,3 +422,17 @@ def test_runs_list_names_the_trainer_of_a_trainers_config(tmp_path: Path) -> Non
     row = page.split('href="/run/0/run"')[1].split("</tr>")[0]
     assert "<td>turngym/FrozenLake-v0</td>" in row and "<td>grpo</td>" in row
     assert "<td>0.250</td>" in row  # the final eval success
+
+
+def test_links_to_runs_with_odd_names_work(tmp_path: Path) -> None:
+    run = tmp_path / "a b?#x"
+    (run / "episodes").mkdir(parents=True)
+    (run / "metrics.jsonl").write_text('{"step": 0, "reward": 1.0}\n')
+    with EpisodeWriter(run / "episodes" / "eval-step-0000000.jsonl") as writer:
+        writer.write([Episode("turngym/Bandit-v0", seed=1)])
+    client = TestClient(create_app([tmp_path]))
+    href = client.get("/").text.split('<a href="/run/')[1].split('"')[0]
+    assert client.get(f"/run/{href}").status_code == 200
+    table = client.get("/episodes").text
+    link = table.split('<a href="/episode?')[1].split('"')[0].replace("&amp;", "&")
+    assert client.get(f"/episode?{link}").status_code == 200
