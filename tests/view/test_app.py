@@ -197,7 +197,10 @@ def _xss_run(root: Path) -> None:
     (run / "episodes").mkdir(parents=True)
     (run / "metrics.jsonl").write_text(json.dumps({"step": 0, SCRIPT: 1.0}) + "\n")
     (run / "config.json").write_text(json.dumps({"env_id": SCRIPT, "trainer": SCRIPT}))
-    turn = Turn(obs=SCRIPT, action=SCRIPT, reward=0.0, info={"note": SCRIPT}, agent=SCRIPT)
+    info = {"note": SCRIPT, "patch": SCRIPT, "tests": {SCRIPT: SCRIPT}, "widgets": [SCRIPT]}
+    turn = Turn(
+        obs={"text": SCRIPT, SCRIPT: SCRIPT}, action=SCRIPT, reward=0.0, info=info, agent=SCRIPT
+    )
     episode = Episode(SCRIPT, seed=1, turns=[turn], returns={SCRIPT: 0.0}, meta={"x": SCRIPT})
     with EpisodeWriter(run / "episodes" / "eval-step-0000000.jsonl") as writer:
         writer.write([episode])
