@@ -185,7 +185,7 @@ def test_a_wrong_env_kwarg_lists_the_valid_ones(capsys):
     assert "is_slippery" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("command", ["play", "eval", "check"])
+@pytest.mark.parametrize("command", ["play", "eval", "check", "view"])
 def test_help_shows_every_flag_with_its_default(command):
     from turngym.cli import build_parser
 
@@ -208,7 +208,7 @@ def test_top_level_help_shows_no_markup():
 
     text = build_parser().format_help()
     assert "``" not in text and "{list,play" not in text
-    for command in ("list", "play", "check", "eval", "collect", "serve", "train"):
+    for command in ("list", "play", "check", "eval", "collect", "serve", "train", "view"):
         assert f"    {command} " in text
 
 

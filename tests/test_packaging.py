@@ -28,8 +28,11 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-# What a wheel may hold besides its metadata: code, and the data files the envs read.
-SHIPPED_SUFFIXES = {".py", ".pth", ".typed", ".txt", ".tsv", ".md", ".toml", ".patch"}
+# What a wheel may hold besides its metadata: code, the data files the envs read, and
+# the viewer's page templates and static files (its vendored code keeps its LICENSE).
+SHIPPED_SUFFIXES = {".py", ".pth", ".typed", ".txt", ".tsv", ".md", ".toml", ".patch", ".html"}
+VIEWER_STATIC = {".js", ".css"}
+VENDORED_LICENSE = "turngym/view/static/uplot/LICENSE"
 HIDDEN_DATA = "turngym/envs/swe/tasks/data/"  # the one folder no sandbox shows
 
 
@@ -52,7 +55,17 @@ def test_the_wheel_ships_license_and_py_typed_and_nothing_else_of_the_checkout(w
     dist_info = info.split("/")[0]
     assert tops == {"turngym", "_turngym_gym_plugin.py", "_turngym_gym_plugin.pth", dist_info}
     package = [n for n in names if n.startswith("turngym/")]
-    odd = [n for n in package if Path(n).suffix not in SHIPPED_SUFFIXES or "__pycache__" in n]
+    static = {n for n in package if n.startswith("turngym/view/static/")}
+    assert VENDORED_LICENSE in static and "turngym/view/static/VENDORED.md" in static
+    odd = [
+        n
+        for n in package
+        if "__pycache__" in n
+        or (
+            Path(n).suffix not in SHIPPED_SUFFIXES
+            and not (n in static and (Path(n).suffix in VIEWER_STATIC or n == VENDORED_LICENSE))
+        )
+    ]
     assert not odd, odd  # no checkpoints, databases, caches, logs or run folders
     hidden = [n for n in names if Path(n).name in ("fix.patch", "tests.patch")]
     assert hidden and all(n.startswith(HIDDEN_DATA) for n in hidden), hidden

