@@ -1,0 +1,1 @@
+"""``turngym view``: the local web viewer of runs and episodes, and play in the browser."""
