@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from html import unescape
 from pathlib import Path
@@ -139,6 +140,7 @@ def test_read_only_viewer_says_episodes_are_not_saved(tmp_path: Path) -> None:
         ({"env": "TicTacToe-v0", "seat_0": "wizard"}, 400, "agents are human, random"),
         ({"env": "TicTacToe-v0", "seat_0": "hf:/no/such/dir"}, 400, "no model directory"),
         ({"env": "TicTacToe-v0", "seat_0": "human", "seed": "-1"}, 400, "seed must be"),
+        ({"env": "TicTacToe-v0", "seat_0": "human", "seed": "\u00b2"}, 400, "seed must be"),
         ({"env": "TicTacToe-v0", "seat_0": "x" * 5000}, 400, "over 4000 characters"),
     ],
 )
@@ -199,6 +201,7 @@ def test_a_post_without_origin_or_referer_is_refused_and_a_referer_suffices(
 class _Fake:
     def __init__(self, sid: str) -> None:
         self.id, self.used, self.closed = sid, time.monotonic(), False
+        self.lock = threading.Lock()
 
     def close(self) -> None:
         self.closed = True
@@ -227,9 +230,22 @@ def test_idle_games_are_closed_and_gone(client: TestClient) -> None:
     assert closed == [True] and len(store) == 0
 
 
-def test_live_games_are_capped(client: TestClient) -> None:
+def test_live_games_are_capped_and_the_evicted_one_closed(client: TestClient) -> None:
     first = start(client, "TicTacToe-v0", "human", "expert")
+    (oldest,) = play.sessions(client.app)._sessions.values()
     for _ in range(play.MAX_SESSIONS):
         start(client, "TicTacToe-v0", "human", "expert")
     assert len(play.sessions(client.app)) == play.MAX_SESSIONS
     assert client.get(first).status_code == 404
+    assert oldest._closed
+
+
+def test_the_env_is_closed_when_the_episode_ends(client: TestClient) -> None:
+    game = start(client, "TicTacToe-v0", "random", "expert")
+    (session,) = play.sessions(client.app)._sessions.values()
+    closed: list[bool] = []
+    real_close = session.env.close
+    session.env.close = lambda: closed.append(True) or real_close()  # type: ignore[method-assign]
+    client.post(f"{game}/next", data={"to_end": "1"})
+    assert session.done and closed == [True]
+    assert "Game over" in client.get(game).text  # the page is still there, from the record

@@ -156,6 +156,10 @@ class PlaySession:
     episode: Episode | None = None
     saved: Path | None = None
     error: str = ""
+    summary: str = ""
+    final_board: str = ""
+    success: bool = False
+    _closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -190,7 +194,7 @@ class PlaySession:
                 agent = make_agent(kind, self.env, seed=self.seed + k, **extra)
                 agent.reset(seed=self.seed + k)
                 self.agents[seat] = agent
-        except (ValueError, TypeError) as error:
+        except (ValueError, TypeError, ImportError) as error:  # a bad dir, a missing extra
             self.env.close()
             raise PlayError(400, str(error).splitlines()[0]) from None
         for agent in models.values():
@@ -207,7 +211,6 @@ class PlaySession:
         else:
             self.seat = "agent"
             self.obs, self.info = self.env.reset(seed=self.seed)
-            self.success = False
 
     # -- what the page shows -----------------------------------------------------------
 
@@ -234,31 +237,16 @@ class PlaySession:
 
     def board(self) -> str:
         """The text to show in the box: the mover's observation, or the whole game."""
-        if not self.is_game:
-            return _text(self.obs)
-        people = self.humans
-        if self.done and len(people) == 1 and people[0] in self.final_obs:
-            return _text(self.final_obs[people[0]])
-        if self.awaiting_human:
+        if self.done:
+            return self.final_board
+        if not self.is_game or self.awaiting_human:
             return _text(self.obs)
         # between a person's turns, or a game of agents: the whole game, hidden cards too
         return str(self.env.render() or "")
 
     def outcome(self) -> str:
-        """One line on how the episode ended."""
-        if not self.done:
-            return ""
-        if not self.is_game:
-            ret = self.returns["agent"]
-            end = "solved" if self.success else "not solved"
-            return f"Episode over: {end} (success={self.success}), return {ret:+g}."
-        inner = getattr(self.env, "unwrapped", self.env)
-        parts = []
-        for seat in self.seats:
-            won = bool(inner.success(seat)) if hasattr(inner, "success") else False
-            result = "won" if won else "did not win"
-            parts.append(f"{self.label(seat)} {result} (return {self.returns[seat]:+g})")
-        return "Game over: " + "; ".join(parts) + "."
+        """One line on how the episode ended (empty while it goes on)."""
+        return self.summary
 
     # -- playing -------------------------------------------------------------------------
 
@@ -378,14 +366,29 @@ class PlaySession:
             self._early[seat] = self._early.get(seat, 0.0) + reward
 
     def _finish(self) -> None:
-        self.done = True
+        """Record the episode, say how it ended, and close the env (nothing more to do)."""
         meta: dict[str, Any] = {"source": "play", "agents": dict(self.seats)}
         if self.is_game:
             inner = getattr(self.env, "unwrapped", self.env)
+            won = {s: bool(inner.success(s)) for s in self.seats}
             people = self.humans or list(self.seats)  # a person's win is the success
-            success = any(bool(inner.success(s)) for s in people)
+            success = any(won[s] for s in people)
+            parts = [
+                f"{self.label(s)} {'won' if won[s] else 'did not win'} "
+                f"(return {self.returns[s]:+g})"
+                for s in self.seats
+            ]
+            self.summary = "Game over: " + "; ".join(parts) + "."
+            mine = self.final_obs.get(people[0]) if len(self.humans) == 1 else None
+            self.final_board = _text(mine) if mine is not None else str(self.env.render() or "")
         else:
             success = self.success
+            end = "solved" if success else "not solved"
+            ret = self.returns["agent"]
+            self.summary = f"Episode over: {end} (success={success}), return {ret:+g}."
+            self.final_board = _text(self.obs)
+        self.done = True
+        self.close()
         self.episode = Episode(
             env_id=self.row.id,
             seed=self.seed,
@@ -411,8 +414,10 @@ class PlaySession:
         return path
 
     def close(self) -> None:
-        """Close the env (and whatever it started)."""
-        self.env.close()
+        """Close the env (and whatever it started); again is a no-op."""
+        if not self._closed:
+            self._closed = True
+            self.env.close()
 
 
 class SessionStore:
@@ -443,7 +448,8 @@ class SessionStore:
                 gone.append(self._sessions.pop(oldest.id))
             self._sessions[session.id] = session
         for old in gone:
-            old.close()
+            with old.lock:  # after a move in flight on it
+                old.close()
 
     def get(self, sid: str) -> PlaySession:
         """The live session ``sid``, marked as used.
@@ -458,7 +464,8 @@ class SessionStore:
             if session is not None:
                 session.used = time.monotonic()
         for old in gone:
-            old.close()
+            with old.lock:
+                old.close()
         if session is None:
             raise PlayError(404, "no such game: it ended, expired or never was")
         return session
@@ -468,7 +475,8 @@ class SessionStore:
         with self._lock:
             gone, self._sessions = list(self._sessions.values()), {}
         for old in gone:
-            old.close()
+            with old.lock:
+                old.close()
 
     def _expired(self) -> list[PlaySession]:
         now = time.monotonic()
@@ -629,7 +637,7 @@ async def new(request: Request) -> Response:
     if missing is not None:
         return _picker(request, 400, f"{row.name} cannot run here: {missing}", **form)
     raw_seed = form.get("seed", "").strip()
-    if raw_seed and not (raw_seed.isdigit() and len(raw_seed) <= 18):
+    if raw_seed and not (raw_seed.isascii() and raw_seed.isdigit() and len(raw_seed) <= 18):
         return _picker(request, 400, f"seed must be a whole number >= 0, got {raw_seed!r}", **form)
     seed = int(raw_seed) if raw_seed else secrets.randbelow(2**31)
     try:
