@@ -249,3 +249,17 @@ def test_the_env_is_closed_when_the_episode_ends(client: TestClient) -> None:
     client.post(f"{game}/next", data={"to_end": "1"})
     assert session.done and closed == [True]
     assert "Game over" in client.get(game).text  # the page is still there, from the record
+
+
+def test_an_env_that_cannot_start_is_a_400(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turngym
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("stockfish is not installed")
+
+    monkeypatch.setattr(turngym, "make", broken)
+    r = client.post("/play/new", data={"env": "Wordle-v0", "seat_0": "human"})
+    assert r.status_code == 400
+    assert "cannot start Wordle-v0: stockfish is not installed" in r.text

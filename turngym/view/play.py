@@ -171,11 +171,14 @@ class PlaySession:
         kwargs: dict[str, Any] = {}
         if HUMAN in self.seats.values() and "max_invalid_actions" in self.row.kwarg_names():
             kwargs["max_invalid_actions"] = None  # a person's typo gets a retry, not a loss
-        self.env: Any = (
-            turngym.make_game(self.row.id, render_mode="ansi", **kwargs)
-            if self.is_game
-            else turngym.make(self.row.id, **kwargs)
-        )
+        try:
+            self.env: Any = (
+                turngym.make_game(self.row.id, render_mode="ansi", **kwargs)
+                if self.is_game
+                else turngym.make(self.row.id, **kwargs)
+            )
+        except Exception as error:  # a missing engine binary...: said on the page, not a 500
+            raise PlayError(400, f"cannot start {self.row.name}: {error}".splitlines()[0]) from None
         if self.is_game and list(self.seats) != list(self.env.possible_agents):
             self.env.close()
             raise PlayError(400, f"{self.row.name} has seats {self.env.possible_agents}")
