@@ -28,8 +28,9 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-# What a wheel may hold besides its metadata: code, and the data files the envs read.
-SHIPPED_SUFFIXES = {".py", ".pth", ".typed", ".txt", ".tsv", ".md", ".toml", ".patch"}
+# What a wheel may hold besides its metadata: code, the data files the envs read, and
+# the viewer's page templates.
+SHIPPED_SUFFIXES = {".py", ".pth", ".typed", ".txt", ".tsv", ".md", ".toml", ".patch", ".html"}
 HIDDEN_DATA = "turngym/envs/swe/tasks/data/"  # the one folder no sandbox shows
 
 
