@@ -1,4 +1,8 @@
-"""Play TicTacToe against the expert in a real browser: Chromium over a uvicorn server."""
+"""Play TicTacToe against the expert in a real browser: Chromium over a uvicorn server.
+
+``TURNGYM_SCREENSHOTS=docs/screenshots pytest tests/view/test_play_browser.py`` also saves
+the pages (``play-pick.png``, ``play-game.png``) for the docs.
+"""
 
 from __future__ import annotations
 
@@ -68,7 +72,10 @@ def test_play_tictactoe_to_the_end_against_the_expert(server: tuple[str, Path], 
     from turngym.sdk.episode_files import load_episodes
 
     base, play_dir = server
+    shots = os.environ.get("TURNGYM_SCREENSHOTS")  # a folder: save the pages for the docs
     page.goto(f"{base}/play")
+    if shots:
+        page.screenshot(path=f"{shots}/play-pick.png", full_page=True)
     page.select_option("#env", "turngym/TicTacToe-v0")
     page.fill("#seat_0", "human")
     page.fill("#seat_1", "expert")
@@ -78,6 +85,8 @@ def test_play_tictactoe_to_the_end_against_the_expert(server: tuple[str, Path], 
         assert clicks < 5, "a tic-tac-toe game lasts at most 5 moves of X"
         page.locator("#legal button").first.click()
         clicks += 1
+    if shots:
+        page.screenshot(path=f"{shots}/play-game.png", full_page=True)
     result = page.locator("#result").inner_text()
     # the minimax expert never loses
     assert result.startswith("Game over: player_0 (you) did not win")

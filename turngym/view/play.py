@@ -381,7 +381,7 @@ class PlaySession:
                 f"(return {self.returns[s]:+g})"
                 for s in self.seats
             ]
-            self.summary = "Game over: " + "; ".join(parts) + "."
+            self.summary = "Game over: " + "; ".join(parts) + f". Success: {success}."
             mine = self.final_obs.get(people[0]) if len(self.humans) == 1 else None
             self.final_board = _text(mine) if mine is not None else str(self.env.render() or "")
         else:
