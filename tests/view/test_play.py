@@ -263,3 +263,34 @@ def test_an_env_that_cannot_start_is_a_400(
     r = client.post("/play/new", data={"env": "Wordle-v0", "seat_0": "human"})
     assert r.status_code == 400
     assert "cannot start Wordle-v0: stockfish is not installed" in r.text
+
+
+def test_random_players_of_a_free_form_game_make_well_formed_moves(client: TestClient) -> None:
+    game = start(client, "SimpleNegotiation-v0", "random", "random", seed=2)
+    client.post(f"{game}/next", data={"to_end": "1"})
+    ep = play.sessions(client.app)._sessions[game.rsplit("/", 1)[1]].episode
+    assert ep is not None and ep.turns
+    assert not any(t.info.get("invalid_action") for t in ep.turns)
+
+
+class _Babbler:
+    """A stand-in model agent that never says a legal move."""
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        return "I think the answer is 42"
+
+
+def test_a_model_that_babbles_forfeits_beside_a_person(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turngym.sdk.agents
+
+    monkeypatch.setattr(turngym.sdk.agents, "make_agent", lambda *a, **k: _Babbler())
+    game = start(client, "TicTacToe-v0", "human", "hf:some-model")
+    page = client.post(f"{game}/act", data={"action": "b2"}).text
+    assert "Game over: player_0 (you) won" in page  # 3 invalid replies in a row, not 29
+    ep = play.sessions(client.app)._sessions[game.rsplit("/", 1)[1]].episode
+    assert ep is not None and [t.agent for t in ep.turns].count("player_1") == 3

@@ -126,6 +126,24 @@ class Entry:
         return self.turn.reward if self.turn is not None else 0.0
 
 
+class _GameRandom:
+    """A game's ``random`` player: ``game.sample_action`` (``turngym play --opponent random``).
+
+    ``RandomAgent`` answers free-form games (negotiation) with random text, always invalid;
+    the game's own sampler makes random well-formed offers and replies.
+    """
+
+    def __init__(self, game: Any, seed: int) -> None:
+        import numpy as np
+
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        """A random well-formed action for the player to move."""
+        return str(self.game.sample_action(self.rng))
+
+
 def _text(obs: Any) -> str:
     """The text of an observation (a game's ``{"text", ...}`` dict or a plain string)."""
     if isinstance(obs, dict):
@@ -169,8 +187,15 @@ class PlaySession:
         self.row = entry(self.env_id)
         self.is_game = self.row.game is not None
         kwargs: dict[str, Any] = {}
-        if HUMAN in self.seats.values() and "max_invalid_actions" in self.row.kwarg_names():
-            kwargs["max_invalid_actions"] = None  # a person's typo gets a retry, not a loss
+        kinds = set(self.seats.values())
+        if (
+            HUMAN in kinds
+            and not any(k.startswith(_MODEL_KINDS) for k in kinds)
+            and "max_invalid_actions" in self.row.kwarg_names()
+        ):
+            # A person's typo gets a retry, not a loss (as in `turngym play`). Not beside a
+            # model: its invalid replies forfeit under the env's own rule, as in training.
+            kwargs["max_invalid_actions"] = None
         try:
             self.env: Any = (
                 turngym.make_game(self.row.id, render_mode="ansi", **kwargs)
@@ -192,6 +217,9 @@ class PlaySession:
                     if kind not in models:
                         models[kind] = make_agent(kind, self.env, seed=self.seed)
                     self.agents[seat] = models[kind]
+                    continue
+                if kind == "random" and self.is_game:  # well-formed moves, also free-form
+                    self.agents[seat] = _GameRandom(self.env, self.seed + k)
                     continue
                 extra = {"env_id": self.row.id} if kind == "expert" else {}
                 agent = make_agent(kind, self.env, seed=self.seed + k, **extra)
@@ -295,7 +323,11 @@ class PlaySession:
             turn.prompt_ids = list(rec.prompt_ids)
             turn.action_ids = list(rec.action_ids)
             turn.action_logprobs = list(rec.action_logprobs)
+            turn.candidates = list(rec.candidates)
+            turn.candidate_logprobs = list(rec.candidate_logprobs)
+            turn.constrained = bool(getattr(rec, "constrained", False))
             turn.policy_version = rec.policy_version
+            turn.trainable = turn.trainable or bool(rec.trainable)
         self.turns.append(turn)
         shown = self.seats[seat] == HUMAN or not self.humans
         self.log.append(
