@@ -18,7 +18,8 @@ import turngym.view.play as play
 from turngym.sdk.episode_files import load_episodes
 
 TEMPLATES = Path(play.__file__).parent / "templates"
-ORIGIN = {"origin": "http://testserver"}
+BASE = "http://127.0.0.1:8000"
+ORIGIN = {"origin": BASE}
 
 
 def make_app(play_dir: Path | None) -> FastAPI:
@@ -31,7 +32,7 @@ def make_app(play_dir: Path | None) -> FastAPI:
 
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(make_app(tmp_path), headers=ORIGIN)
+    return TestClient(make_app(tmp_path), base_url=BASE, headers=ORIGIN)
 
 
 def start(client: TestClient, env: str, seat_0: str, seat_1: str = "", seed: int = 0) -> str:
@@ -124,7 +125,7 @@ def test_random_against_the_expert_without_a_person(client: TestClient, tmp_path
 
 
 def test_read_only_viewer_says_episodes_are_not_saved(tmp_path: Path) -> None:
-    client = TestClient(make_app(None), headers=ORIGIN)
+    client = TestClient(make_app(None), base_url=BASE, headers=ORIGIN)
     assert "not saved" in client.get("/play").text
     game = start(client, "TicTacToe-v0", "random", "expert")
     page = client.post(f"{game}/next", data={"to_end": "1"}).text
@@ -176,13 +177,14 @@ def test_bad_requests_on_a_game_are_clean_4xx(client: TestClient) -> None:
     [
         {"origin": "http://evil.example"},
         {"origin": "null"},
-        {"origin": "http://testserver.evil.example"},
+        {"origin": "http://127.0.0.1:8000.evil.example"},
+        {"origin": "http://127.0.0.1:8001"},
         {"referer": "http://evil.example/page"},
     ],
 )
 def test_cross_site_posts_are_refused(client: TestClient, headers: dict[str, str]) -> None:
     game = start(client, "TicTacToe-v0", "human", "expert")
-    bare = TestClient(client.app, headers=headers)
+    bare = TestClient(client.app, base_url=BASE, headers=headers)
     assert bare.post(f"{game}/act", data={"action": "b2"}).status_code == 403
     form = {"env": "TicTacToe-v0", "seat_0": "human"}
     assert bare.post("/play/new", data=form).status_code == 403
@@ -193,8 +195,9 @@ def test_a_post_without_origin_or_referer_is_refused_and_a_referer_suffices(
     client: TestClient,
 ) -> None:
     game = start(client, "TicTacToe-v0", "human", "expert")
-    assert TestClient(client.app).post(f"{game}/act", data={"action": "b2"}).status_code == 403
-    own = TestClient(client.app, headers={"referer": game})
+    bare = TestClient(client.app, base_url=BASE)
+    assert bare.post(f"{game}/act", data={"action": "b2"}).status_code == 403
+    own = TestClient(client.app, base_url=BASE, headers={"referer": game})
     assert own.post(f"{game}/act", data={"action": "b2"}, follow_redirects=False).status_code == 303
 
 
@@ -294,3 +297,15 @@ def test_a_model_that_babbles_forfeits_beside_a_person(
     assert "Game over: player_0 (you) won" in page  # 3 invalid replies in a row, not 29
     ep = play.sessions(client.app)._sessions[game.rsplit("/", 1)[1]].episode
     assert ep is not None and [t.agent for t in ep.turns].count("player_1") == 3
+
+
+def test_a_post_to_a_rebound_name_is_refused(client: TestClient) -> None:
+    """DNS rebinding: evil.example re-pointed at 127.0.0.1 posts same-origin to itself."""
+    game = start(client, "TicTacToe-v0", "human", "expert")
+    evil = "http://evil.example:8000"
+    rebound = TestClient(client.app, base_url=evil, headers={"origin": evil})
+    sid = game.rsplit("/", 1)[1]
+    r = rebound.post(f"/play/{sid}/act", data={"action": "b2"})
+    assert r.status_code == 403 and "open the viewer as localhost" in unescape(r.text)
+    assert rebound.post("/play/new", data={"env": "TicTacToe-v0"}).status_code == 403
+    assert len(buttons(client.get(game).text)) == 9

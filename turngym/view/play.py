@@ -537,13 +537,37 @@ def sessions(app: Any) -> SessionStore:
 # -- requests ----------------------------------------------------------------------------
 
 
+def _local_name(host: str) -> bool:
+    """Whether ``host`` (``name:port``) is ``localhost`` or an IP address.
+
+    >>> [_local_name(h) for h in ("127.0.0.1:8000", "[::1]:80", "localhost", "evil.example:80")]
+    [True, True, True, False]
+    """
+    import ipaddress
+
+    name = urlsplit(f"//{host}").hostname or ""
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _same_origin(request: Request) -> None:
     """Refuse a POST that another site's page made (the server listens on localhost).
 
     Browsers send ``Origin`` on every cross-site POST; it (or, without it, ``Referer``)
-    must name this server's own host and port.
+    must name this server's own host and port. The server must also have been reached
+    as ``localhost`` or by IP address: a page of ``evil.example`` whose name was
+    re-pointed at 127.0.0.1 (DNS rebinding) is same-origin with itself.
     """
     host = request.headers.get("host", "")
+    if not _local_name(host):
+        raise PlayError(
+            403, f"refused: reached as {host!r}; open the viewer as localhost or by IP address"
+        )
     claimed = request.headers.get("origin") or request.headers.get("referer")
     if not claimed or claimed == "null":
         raise PlayError(403, "refused: a POST must come from this server's own pages")
