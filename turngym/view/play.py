@@ -8,12 +8,17 @@ after each human move, until it is the person's turn again or the episode ends. 
 of agents only moves on the page's "next move" / "play to the end" buttons. Finished
 episodes are written with ``EpisodeWriter`` (schema v1) into ``app.state.play_dir``,
 one file per episode, ``play-YYYYMMDD-HHMMSS-<Name>-<hex>.jsonl``, so
-``load_episodes(play_dir)`` reads them all back.
+``load_episodes(play_dir)`` reads them all back; ``play_dir`` None (a read-only
+viewer) saves nothing and the page says so. A person's invalid action gets the env's
+own invalid-action observation and, unless a model plays too, unlimited retries (as in
+``turngym play``); beside a model the env's own rule holds for everyone.
 
 The server runs on localhost, where any web page could post to it: every state change
-is a POST whose ``Origin`` (or ``Referer``) must be the server itself, bodies and
-fields are bounded, at most ``MAX_SESSIONS`` games live at once (the oldest is closed
-to make room) and a game idle for ``IDLE_TIMEOUT_S`` is closed.
+is a POST whose ``Origin`` (or ``Referer``) must be the server itself, reached as
+``localhost`` or by IP address (a DNS-rebinding guard); bodies and fields are bounded;
+at most ``MAX_SESSIONS`` games live at once (the least recently used is closed to make
+room), a game idle for ``IDLE_TIMEOUT_S`` is closed, and an env is closed as soon as
+its episode ends.
 """
 
 from __future__ import annotations
