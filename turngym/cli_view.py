@@ -12,7 +12,7 @@ from typing import Any
 
 from turngym.cli_args import CliError
 
-__all__ = ["add_view_parser", "cmd_view"]
+__all__ = ["add_view_parser", "cmd_view", "play_folder"]
 
 
 def add_view_parser(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
@@ -45,8 +45,9 @@ def add_view_parser(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
     )
     p.add_argument(
         "--play-dir",
-        help="where the play page saves its episodes (default: not saved); a folder under a "
-        "PATH shows them in the viewer too, e.g. runs/play",
+        default="runs/play",
+        help="where the play page saves its episodes ('none': not saved); shown in the "
+        "viewer beside the PATHs",
     )
     p.set_defaults(fn=cmd_view)
 
@@ -68,6 +69,26 @@ def _free_port(host: str) -> int:
         return int(s.getsockname()[1])
 
 
+def play_folder(value: str, paths: list[Path]) -> Path | None:
+    """The play page's folder from ``--play-dir`` (None for 'none'), made if missing.
+
+    Played episodes show beside the PATHs, so the folder joins ``paths`` unless one of
+    them holds it already.
+    """
+    if value.strip().lower() in ("", "none"):
+        return None
+    play_dir = Path(value)
+    if play_dir.exists() and not play_dir.is_dir():
+        raise CliError(f"--play-dir {value!r} is not a folder")
+    play_dir.mkdir(parents=True, exist_ok=True)
+    inside = any(
+        path.is_dir() and play_dir.resolve().is_relative_to(path.resolve()) for path in paths
+    )
+    if not inside:
+        paths.append(play_dir)
+    return play_dir
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     """Run ``turngym view`` until interrupted."""
     paths = [Path(p) for p in args.paths] or [Path("runs") if Path("runs").is_dir() else Path(".")]
@@ -82,6 +103,7 @@ def cmd_view(args: argparse.Namespace) -> int:
             f"--host {args.host} is not a loopback address: the viewer shows every file under "
             "its folders to whoever reaches it; add --allow-remote if that is what you want"
         )
+    play_dir = play_folder(args.play_dir, paths)
     from turngym.extras import needs_extra
 
     with needs_extra("serve", "turngym view"):
@@ -90,9 +112,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         from turngym.view.app import create_app
     hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
     try:
-        app = create_app(
-            paths, play_dir=Path(args.play_dir) if args.play_dir else None, allowed_hosts=hosts
-        )
+        app = create_app(paths, play_dir=play_dir, allowed_hosts=hosts)
     except ValueError as error:
         raise CliError(str(error)) from None
     if not loopback:

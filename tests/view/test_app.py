@@ -439,3 +439,21 @@ def test_links_to_runs_with_odd_names_work(tmp_path: Path) -> None:
     table = client.get("/episodes").text
     link = table.split('<a href="/episode?')[1].split('"')[0].replace("&amp;", "&")
     assert client.get(f"/episode?{link}").status_code == 200
+
+
+def test_the_play_folder_defaults_to_runs_play_and_joins_the_roots(tmp_path: Path) -> None:
+    from turngym.cli_args import CliError
+    from turngym.cli_view import play_folder
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    paths = [runs]
+    assert play_folder(str(runs / "play"), paths) == runs / "play"
+    assert (runs / "play").is_dir() and paths == [runs]  # already under a root
+    elsewhere = tmp_path / "games"
+    assert play_folder(str(elsewhere), paths) == elsewhere
+    assert paths == [runs, elsewhere]  # shown beside the PATHs
+    assert play_folder("none", paths) is None
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CliError, match="not a folder"):
+        play_folder(str(tmp_path / "file"), paths)

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from fastapi.templating import Jinja2Templates
 from fastapi.testclient import TestClient
 
 import turngym.view.play as play
 from turngym.sdk.episode_files import load_episodes
+from turngym.view.app import create_app
 
 TEMPLATES = Path(play.__file__).parent / "templates"
 BASE = "http://127.0.0.1:8000"
@@ -23,11 +23,7 @@ ORIGIN = {"origin": BASE}
 
 
 def make_app(play_dir: Path | None) -> FastAPI:
-    app = FastAPI()
-    app.state.templates = Jinja2Templates(directory=str(TEMPLATES))
-    app.state.play_dir = play_dir
-    app.include_router(play.router)
-    return app
+    return create_app([play_dir or Path(".")], play_dir=play_dir)
 
 
 @pytest.fixture

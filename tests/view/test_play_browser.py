@@ -1,6 +1,6 @@
 """Play TicTacToe against the expert in a real browser: Chromium over a uvicorn server.
 
-``TURNGYM_SCREENSHOTS=docs/screenshots pytest tests/view/test_play_browser.py`` also saves
+``TURNGYM_SCREENSHOTS=docs/images pytest tests/view/test_play_browser.py`` also saves
 the pages (``play-pick.png``, ``play-game.png``) for the docs.
 """
 
@@ -22,18 +22,13 @@ pytestmark = [pytest.mark.browser, system_deps.chromium()]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The play pages on a free loopback port, served by uvicorn in a thread."""
+    """The viewer with its play pages on a free loopback port, served by uvicorn in a thread."""
     import uvicorn
-    from fastapi import FastAPI
-    from fastapi.templating import Jinja2Templates
 
-    import turngym.view.play as play
+    from turngym.view.app import create_app
 
     play_dir = tmp_path_factory.mktemp("play")
-    app = FastAPI()
-    app.state.templates = Jinja2Templates(directory=str(Path(play.__file__).parent / "templates"))
-    app.state.play_dir = play_dir
-    app.include_router(play.router)
+    app = create_app([play_dir], play_dir=play_dir)  # the viewer as `turngym view` builds it
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

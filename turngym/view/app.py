@@ -112,12 +112,9 @@ def create_app(
     app.state.index = IndexCache(resolved)
     app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
     _routes(app)
-    try:
-        from turngym.view.play import router as play_router
-    except ImportError:  # the play page is optional (another part of the viewer)
-        pass
-    else:
-        app.include_router(play_router)
+    from turngym.view.play import router as play_router
+
+    app.include_router(play_router)
     return app
 
 
