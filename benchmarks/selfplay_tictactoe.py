@@ -9,16 +9,26 @@ something to learn from (``sequences`` > 0) and so changed the weights. Before a
 after training it is evaluated on held-out seeds, on both seats, against a uniformly
 random player and against the minimax expert: the non-loss rate (wins + draws) of the
 sampled policy (as trained) and of the greedy one.
-With ``--sft-episodes N`` the model first imitates N expert self-play games
-(``SFTTrainer``, ``--sft-epochs`` passes) and self-play starts from that model: the
-"before" evaluation is then the SFT-only figure, beside the after-RL one, so the RL
-gain shows. The time budget ``--minutes`` covers both (the demonstrations, SFT and RL;
-evaluations are not counted).
+With ``--sft-episodes N`` the model first imitates N games of a minimax demonstrator
+(``SFTTrainer``, ``--sft-epochs`` passes): it breaks ties between equally good cells in
+a fixed order (``--tie-break fixed``: one target move a position) and plays, on both
+seats, against each of ``--demo-opponents`` (the random-tie-break expert, a random
+player, an expert that plays ``--demo-epsilon`` random moves), so the demonstrations
+show the positions weak and strong opponents lead to; only the demonstrator's moves
+are imitated. ``--dagger-rounds R`` then rolls the model out (sampled, vs random, the
+expert and itself) ``--dagger-games`` games a round, relabels every position it
+reached with the demonstrator's move and trains ``--dagger-epochs`` more passes over
+all the sequences (DAgger). Self-play starts from that model: the "after-sft"
+evaluation is the SFT-only figure, beside the after-RL one, so the RL gain shows, and
+``--eval-every`` evaluates (sampled policy) during RL. The time budget ``--minutes``
+covers the demonstrations, SFT, DAgger and RL (evaluations are not counted); the
+summary adds the process CPU time and the load average.
 One JSON line per evaluation and one summary line (targets: non-loss vs random >= 0.85
 and vs the expert >= 0.5 after <= 20 minutes on a 2-core CPU).
 
     .venv/bin/python benchmarks/selfplay_tictactoe.py --minutes 15
-    .venv/bin/python benchmarks/selfplay_tictactoe.py --minutes 20 --sft-episodes 500 --sft-epochs 3
+    .venv/bin/python benchmarks/selfplay_tictactoe.py --minutes 20 --sft-episodes 1000 \
+        --sft-epochs 3 --dagger-rounds 1 --eval-every 50 --threads 1
 """
 
 from __future__ import annotations
@@ -215,7 +225,7 @@ def dagger_episodes(trainer: Any, games: int, seed: int) -> list[Any]:
 
 
 def sft_warm_start(
-    args: argparse.Namespace, run_dir: str, model: str
+    args: argparse.Namespace, run_dir: str, model: str, deadline: float
 ) -> tuple[str, dict[str, Any]]:
     """Imitate the demonstrator's games, then DAgger rounds; the model's directory."""
     from turngym.sdk.episode_files import save_episodes
@@ -242,8 +252,10 @@ def sft_warm_start(
             log_every=0,
         )
     )
-    total = 0
+    total, cut = 0, False
     for round_ in range(args.dagger_rounds + 1):
+        if cut:
+            break
         if round_:
             # The aggregated set: every earlier sequence plus this round's relabelled ones.
             new = dagger_episodes(
@@ -257,6 +269,9 @@ def sft_warm_start(
         steps = epochs * trainer.steps_per_epoch
         trainer.config = dataclasses.replace(trainer.config, steps=steps)  # the lr schedule
         for step in range(steps):
+            if time.perf_counter() > deadline:  # the budget covers SFT too
+                cut = True
+                break
             row = trainer.train_step(step)
             trainer.step = total = total + 1
             if (step + 1) % 50 == 0 or step + 1 == steps:
@@ -273,6 +288,7 @@ def sft_warm_start(
         "dagger_games": args.dagger_games,
         "sft_sequences": len(trainer.sequences),
         "sft_steps": total,
+        "sft_cut_by_budget": cut,
         "sft_minutes": round((time.perf_counter() - start) / 60, 2),
     }
 
@@ -354,7 +370,11 @@ def main() -> None:
     started = time.perf_counter()
     cpu_started = time.process_time()
     model = model_dir(args, run_dir)
-    model, sft = sft_warm_start(args, run_dir, model) if args.sft_episodes else (model, {})
+    model, sft = (
+        sft_warm_start(args, run_dir, model, started + args.minutes * 60)
+        if args.sft_episodes
+        else (model, {})
+    )
     config = GRPOConfig(
         env="turngym/TicTacToe-v0",
         model=model,
