@@ -28,7 +28,7 @@ and vs the expert >= 0.5 after <= 20 minutes on a 2-core CPU).
 
     .venv/bin/python benchmarks/selfplay_tictactoe.py --minutes 15
     .venv/bin/python benchmarks/selfplay_tictactoe.py --minutes 20 --sft-episodes 1000 \
-        --sft-epochs 3 --dagger-rounds 1 --eval-every 50 --threads 1
+        --sft-epochs 3 --eval-every 50 --threads 1
 """
 
 from __future__ import annotations
@@ -310,10 +310,13 @@ def main() -> None:
     parser.add_argument(
         "--lr",
         type=float,
-        help="RL learning rate (default: 2e-3 from scratch, 1e-4 after SFT, which 2e-3 undid)",
+        help="RL learning rate (default: 2e-3 from scratch, 1e-5 after SFT: 1e-4 and more "
+        "undid the SFT model's draws)",
     )
     parser.add_argument("--minibatches", type=int, default=2, help="optimiser steps per batch")
-    parser.add_argument("--entropy-coef", type=float, default=0.02, help="entropy bonus")
+    parser.add_argument(
+        "--entropy-coef", type=float, help="entropy bonus (default: 0.02 from scratch, 0 after SFT)"
+    )
     parser.add_argument("--pool-size", type=int, default=4, help="past checkpoints as opponents")
     parser.add_argument("--eval-episodes", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -383,9 +386,9 @@ def main() -> None:
         groups=max(1, args.games // group_size),
         group_size=group_size,
         advantage=args.advantage,
-        lr=args.lr or (1e-4 if sft else 2e-3),
+        lr=args.lr or (1e-5 if sft else 2e-3),
         minibatches=args.minibatches,
-        entropy_coef=args.entropy_coef,
+        entropy_coef=(0.0 if sft else 0.02) if args.entropy_coef is None else args.entropy_coef,
         pool_size=args.pool_size,
         pool_every=10,
         pool_prob=0.5,
