@@ -318,6 +318,9 @@ def main() -> None:
         "--entropy-coef", type=float, help="entropy bonus (default: 0.02 from scratch, 0 after SFT)"
     )
     parser.add_argument("--pool-size", type=int, default=4, help="past checkpoints as opponents")
+    parser.add_argument(
+        "--beta", type=float, default=0.0, help="KL to the starting (SFT) model, GRPOConfig.beta"
+    )
     parser.add_argument("--eval-episodes", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
@@ -390,6 +393,7 @@ def main() -> None:
         minibatches=args.minibatches,
         entropy_coef=(0.0 if sft else 0.02) if args.entropy_coef is None else args.entropy_coef,
         pool_size=args.pool_size,
+        beta=args.beta,
         pool_every=10,
         pool_prob=0.5,
         eval_every=0,
@@ -431,6 +435,7 @@ def main() -> None:
         **sft,
         steps=step,
         steps_with_update=updated,
+        rl={"lr": config.lr, "entropy_coef": config.entropy_coef, "beta": config.beta},
         train_minutes=round(minutes, 2),
         total_minutes=round(minutes + setup / 60, 2),
         cpu_minutes=round(cpu / 60, 2),
