@@ -124,18 +124,24 @@ def _cumulative_seconds(module: str, stderr: str) -> float:
     raise AssertionError(f"{module} missing from -X importtime output")
 
 
+_IMPORT_CPU = "import time; import turngym; print(time.process_time())"
+
+
 def test_import_time_under_300ms():
-    # Best of several runs: the suite runs on 2 busy cores, and numpy alone is ~0.13 s.
+    # The total is the importing process's CPU seconds (interpreter start included), not
+    # wall clock: the suite runs on 2 busy cores, where a loaded run once read 0.309 s
+    # of wall clock for a 0.19 s import. Best of several runs; numpy alone is ~0.13 s.
+    # turngym's own share comes from -X importtime (gymnasium's import runs inside it).
     best_total, best_own = float("inf"), float("inf")
     for _ in range(7):
         out = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", "import turngym"],
+            [sys.executable, "-X", "importtime", "-c", _IMPORT_CPU],
             capture_output=True,
             text=True,
             check=True,
         )
-        total = _cumulative_seconds("turngym", out.stderr)
-        best_total = min(best_total, total)
-        best_own = min(best_own, total - _cumulative_seconds("gymnasium", out.stderr))
-    assert best_total < 0.3, f"import turngym took {best_total:.3f} s cumulative"
+        best_total = min(best_total, float(out.stdout))
+        own = _cumulative_seconds("turngym", out.stderr)
+        best_own = min(best_own, own - _cumulative_seconds("gymnasium", out.stderr))
+    assert best_total < 0.3, f"import turngym took {best_total:.3f} CPU seconds"
     assert best_own < 0.05, f"turngym adds {best_own:.3f} s on top of gymnasium"
