@@ -27,7 +27,15 @@ from turngym.agents.base import Agent
 from turngym.progress import progress
 from turngym.sdk.records import Episode, Turn
 
-__all__ = ["AgentSpec", "Collector", "GameCollector", "collect", "collect_games"]
+__all__ = [
+    "AgentSpec",
+    "Collector",
+    "GameCollector",
+    "GameProgress",
+    "collect",
+    "collect_games",
+    "make_turn",
+]
 
 AgentSpec = Agent | Callable[[Any], Agent] | str
 """An ``Agent`` shared by all envs, a factory ``env -> Agent`` or a ``make_agent`` name."""
@@ -86,8 +94,12 @@ def _recorded(agent: Agent, n: int) -> list[Any] | None:
     return turns if isinstance(turns, list) and len(turns) == n else None
 
 
-def _turn(obs: Any, seen: dict[str, Any], action: str, agent: Agent, rec: Any, who: str) -> Turn:
-    """A Turn for an action (reward and outcome are filled in after the step)."""
+def make_turn(obs: Any, seen: dict[str, Any], action: str, agent: Any, rec: Any, who: str) -> Turn:
+    """A Turn for ``who``'s action (reward and outcome are filled in after the step).
+
+    ``seen`` is the info the action answered; ``rec`` the agent's record of the turn
+    (an LLM agent's tokens and log-probs) or None.
+    """
     turn = Turn(
         obs=obs,
         action=action,
@@ -156,12 +168,13 @@ def _env_id(env: Any) -> str:
 
 
 @dataclass
-class _Live:
-    """One env's (or game's) episode in progress."""
+class GameProgress:
+    """A game's episode in progress: its turns, and who is to move with what they see.
 
-    index: int
-    group: int
-    seed: int
+    The one place a game's rewards are credited to turns and a finished seat's last turn
+    learns how it ended; ``GameCollector`` and the viewer's play page both use it.
+    """
+
     obs: Any = None
     info: dict[str, Any] = field(default_factory=dict)
     turns: list[Turn] = field(default_factory=list)
@@ -170,6 +183,67 @@ class _Live:
     returns: dict[str, float] = field(default_factory=dict)
     final_obs: dict[str, Any] = field(default_factory=dict)
     seat: str = "agent"
+
+    def credit(self, seat: str, reward: float) -> None:
+        """Add ``reward`` to ``seat``'s return and last turn (before its first: kept for it)."""
+        self.returns[seat] = self.returns.get(seat, 0.0) + reward
+        last = self.last_turn.get(seat)
+        if last is not None:
+            last.reward += reward
+        else:
+            self.early[seat] = self.early.get(seat, 0.0) + reward
+
+    def play(self, game: Any, turn: Turn, action: Any) -> None:
+        """Step ``game`` with the current seat's ``action`` and record ``turn`` for it."""
+        seat = self.seat
+        if seat not in self.last_turn:  # rewards it got before its first turn
+            turn.reward = self.early.pop(seat, 0.0)
+        game.step(action)
+        turn.info = dict(game.infos.get(seat, {}))
+        self.turns.append(turn)
+        self.last_turn[seat] = turn
+
+    def settle(self, game: Any, max_turns: int | None) -> bool:
+        """Run ``game`` to its next live seat (``seat``, ``obs``, ``info``); True when over.
+
+        Rewards are credited as they come; a seat that is done gets its final
+        observation and its last turn's ending; past ``max_turns`` every seat is truncated.
+        """
+        while True:
+            if not game.agents:
+                return True
+            seat = game.agent_selection
+            obs, reward, terminated, truncated, info = game.last()
+            self.credit(seat, float(reward))
+            if terminated or truncated:
+                last = self.last_turn.get(seat)
+                if last is not None:
+                    last.terminated = last.terminated or bool(terminated)
+                    last.truncated = last.truncated or bool(truncated)
+                    last.info = {**last.info, **info}
+                self.final_obs[seat] = obs
+                game.step(None)
+                continue
+            if max_turns is not None and len(self.turns) >= max_turns:
+                for s, last in self.last_turn.items():
+                    last.truncated = True
+                    self.final_obs.setdefault(s, game.observe(s))
+                return True
+            last = self.last_turn.get(seat)
+            if last is not None:  # what became of its context since that turn
+                news = {k: info[k] for k in _CONTEXT_NEWS if k in info}
+                last.info = {**last.info, **news}
+            self.seat, self.obs, self.info = seat, obs, info
+            return False
+
+
+@dataclass
+class _Live(GameProgress):
+    """One env's (or game's) episode in progress."""
+
+    index: int = 0
+    group: int = 0
+    seed: int = 0
 
 
 class Collector:
@@ -312,7 +386,7 @@ class Collector:
             for i, (action, rec), result in zip(active, acted, results, strict=True):
                 live = slots[i]
                 assert live is not None
-                turn = _turn(live.obs, live.info, action, self.agents[i], rec, "agent")
+                turn = make_turn(live.obs, live.info, action, self.agents[i], rec, "agent")
                 obs, reward, terminated, truncated, info = result
                 turn.reward = float(reward)
                 turn.terminated = bool(terminated)
@@ -500,35 +574,9 @@ class GameCollector:
 
         def settle(i: int) -> Episode | None:
             """Run the game to its next live player; the Episode when it is over."""
-            while True:
-                live = slots[i]
-                assert live is not None
-                game = self.games[i]
-                if not game.agents:
-                    return self._episode(i, live)
-                seat = game.agent_selection
-                obs, reward, terminated, truncated, info = game.last()
-                self._credit(live, seat, float(reward))
-                if terminated or truncated:
-                    last = live.last_turn.get(seat)
-                    if last is not None:
-                        last.terminated = last.terminated or bool(terminated)
-                        last.truncated = last.truncated or bool(truncated)
-                        last.info = {**last.info, **info}
-                    live.final_obs[seat] = obs
-                    game.step(None)
-                    continue
-                if self.max_turns is not None and len(live.turns) >= self.max_turns:
-                    for s, last in live.last_turn.items():
-                        last.truncated = True
-                        live.final_obs.setdefault(s, game.observe(s))
-                    return self._episode(i, live)
-                last = live.last_turn.get(seat)
-                if last is not None:  # what became of its context since that turn
-                    news = {k: info[k] for k in _CONTEXT_NEWS if k in info}
-                    last.info = {**last.info, **news}
-                live.seat, live.obs, live.info = seat, obs, info
-                return None
+            live = slots[i]
+            assert live is not None
+            return self._episode(i, live) if live.settle(self.games[i], self.max_turns) else None
 
         for i in range(len(self.games)):
             start(i)
@@ -547,23 +595,11 @@ class GameCollector:
             agents = [self.seat_agents[i][s.seat] for i, s in zip(active, lives, strict=True)]
             acted = _act(agents, [s.obs for s in lives], [s.info for s in lives])
             for i, live, agent, (action, rec) in zip(active, lives, agents, acted, strict=True):
-                turn = _turn(live.obs, live.info, action, agent, rec, live.seat)
-                if live.seat not in live.last_turn:  # rewards it got before its first turn
-                    turn.reward = live.early.pop(live.seat, 0.0)
-                game = self.games[i]
-                game.step(action)
-                turn.info = dict(game.infos.get(live.seat, {}))
-                live.turns.append(turn)
-                live.last_turn[live.seat] = turn
-
-    @staticmethod
-    def _credit(live: _Live, seat: str, reward: float) -> None:
-        live.returns[seat] = live.returns.get(seat, 0.0) + reward
-        last = live.last_turn.get(seat)
-        if last is not None:
-            last.reward += reward
-        else:
-            live.early[seat] = live.early.get(seat, 0.0) + reward
+                live.play(
+                    self.games[i],
+                    make_turn(live.obs, live.info, action, agent, rec, live.seat),
+                    action,
+                )
 
     def _episode(self, i: int, live: _Live) -> Episode:
         game = self.games[i]

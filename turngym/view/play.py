@@ -39,6 +39,7 @@ from starlette.concurrency import run_in_threadpool
 
 from turngym.registry import ENVS, EnvEntry, entry
 from turngym.sdk.records import Episode, Turn
+from turngym.sdk.rollout import GameProgress, make_turn
 
 __all__ = [
     "IDLE_TIMEOUT_S",
@@ -235,18 +236,16 @@ class PlaySession:
             raise PlayError(400, str(error).splitlines()[0]) from None
         for agent in models.values():
             agent.reset(seed=self.seed)
-        self.returns = dict.fromkeys(self.seats, 0.0)
-        self.final_obs: dict[str, Any] = {}
-        self._last_turn: dict[str, Turn] = {}
-        self._early: dict[str, float] = {}
+        # The rollout collector's bookkeeping (turns, rewards, who moves next), shared.
+        self.progress = GameProgress(returns=dict.fromkeys(self.seats, 0.0))
         self.max_turns = self.row.max_episode_steps if self.is_game else None
         if self.is_game:
             self.env.reset(seed=self.seed)
-            self.seat, self.obs, self.info = "", None, {}
+            self.progress.seat, self.progress.obs, self.progress.info = "", None, {}
             self._settle()
         else:
-            self.seat = "agent"
-            self.obs, self.info = self.env.reset(seed=self.seed)
+            self.progress.seat = "agent"
+            self.progress.obs, self.progress.info = self.env.reset(seed=self.seed)
 
     # -- what the page shows -----------------------------------------------------------
 
@@ -258,7 +257,7 @@ class PlaySession:
     @property
     def awaiting_human(self) -> bool:
         """It is a person's turn."""
-        return not self.done and self.seats.get(self.seat) == HUMAN
+        return not self.done and self.seats.get(self.progress.seat) == HUMAN
 
     def label(self, seat: str) -> str:
         """How the page names a seat: ``you`` or the agent, with the game seat."""
@@ -269,14 +268,14 @@ class PlaySession:
         """The legal actions of the seat to move, as the env lists them ([] when it does not)."""
         if self.done:
             return []
-        return [str(a) for a in self.info.get("legal_actions") or []]
+        return [str(a) for a in self.progress.info.get("legal_actions") or []]
 
     def board(self) -> str:
         """The text to show in the box: the mover's observation, or the whole game."""
         if self.done:
             return self.final_board
         if not self.is_game or self.awaiting_human:
-            return _text(self.obs)
+            return _text(self.progress.obs)
         # between a person's turns, or a game of agents: the whole game, hidden cards too
         return str(self.env.render() or "")
 
@@ -303,37 +302,22 @@ class PlaySession:
     def run_agents(self, moves: int) -> None:
         """Let the agents play up to ``moves`` turns, stopping at a person's turn or the end."""
         while moves > 0 and not self.done and not self.awaiting_human:
-            agent = self.agents[self.seat]
+            agent = self.agents[self.progress.seat]
             try:
-                action = str(agent.act(self.obs, self.info))
+                action = str(agent.act(self.progress.obs, self.progress.info))
             except Exception as error:  # a model server down: said on the page, not a 500
-                self.error = f"{self.seats[self.seat]} failed to act: {error}".splitlines()[0]
+                self.error = (
+                    f"{self.seats[self.progress.seat]} failed to act: {error}".splitlines()[0]
+                )
                 return
             self._act(action, agent)
             moves -= 1
 
     def _act(self, action: str, agent: Any = None) -> None:
-        seat, obs, seen = self.seat, self.obs, self.info
-        turn = Turn(
-            obs=obs,
-            action=action,
-            agent=seat,
-            segment=int(seen.get("segment", 0) or 0),
-            trainable=bool(getattr(agent, "trainable", False)),
-            state_key=seen.get("state_key"),
-        )
+        seat, obs, seen = self.progress.seat, self.progress.obs, self.progress.info
         records = getattr(agent, "last_turns", None)  # what an LLM agent saw and wrote
-        if isinstance(records, list) and len(records) == 1:
-            rec = records[0]
-            turn.prompt_ids = list(rec.prompt_ids)
-            turn.action_ids = list(rec.action_ids)
-            turn.action_logprobs = list(rec.action_logprobs)
-            turn.candidates = list(rec.candidates)
-            turn.candidate_logprobs = list(rec.candidate_logprobs)
-            turn.constrained = bool(getattr(rec, "constrained", False))
-            turn.policy_version = rec.policy_version
-            turn.trainable = turn.trainable or bool(rec.trainable)
-        self.turns.append(turn)
+        rec = records[0] if isinstance(records, list) and len(records) == 1 else None
+        turn = make_turn(obs, seen, action, agent, rec, seat)
         shown = self.seats[seat] == HUMAN or not self.humans
         self.log.append(
             Entry(
@@ -344,24 +328,21 @@ class PlaySession:
             )
         )
         if self.is_game:
-            if seat not in self._last_turn:  # rewards it got before its first turn
-                turn.reward = self._early.pop(seat, 0.0)
-            self.env.step(action)
-            turn.info = dict(self.env.infos.get(seat, {}))
-            self._last_turn[seat] = turn
+            self.progress.play(self.env, turn, action)
             self._note(turn.info)
             self._settle()
             return
+        self.progress.turns.append(turn)
         obs, reward, terminated, truncated, info = self.env.step(action)
         turn.reward = float(reward)
         turn.terminated, turn.truncated = bool(terminated), bool(truncated)
         turn.info = dict(info)
-        self.returns["agent"] += turn.reward
+        self.progress.returns["agent"] += turn.reward
         self._note(info)
-        self.obs, self.info = obs, info
+        self.progress.obs, self.progress.info = obs, info
         if terminated or truncated:
             self.success = bool(info.get("success", False))
-            self.final_obs = {"agent": obs}
+            self.progress.final_obs = {"agent": obs}
             self._finish()
 
     def _note(self, info: dict[str, Any]) -> None:
@@ -370,40 +351,9 @@ class PlaySession:
         self.log[-1].reason = str(info.get("invalid_reason", ""))
 
     def _settle(self) -> None:
-        """Run the game to its next live player (the rollout collector's bookkeeping)."""
-        game = self.env
-        while True:
-            if not game.agents:
-                self._finish()
-                return
-            seat = game.agent_selection
-            obs, reward, terminated, truncated, info = game.last()
-            self._credit(seat, float(reward))
-            if terminated or truncated:
-                last = self._last_turn.get(seat)
-                if last is not None:
-                    last.terminated = last.terminated or bool(terminated)
-                    last.truncated = last.truncated or bool(truncated)
-                    last.info = {**last.info, **info}
-                self.final_obs[seat] = obs
-                game.step(None)
-                continue
-            if self.max_turns is not None and len(self.turns) >= self.max_turns:
-                for s, last in self._last_turn.items():
-                    last.truncated = True
-                    self.final_obs.setdefault(s, game.observe(s))
-                self._finish()
-                return
-            self.seat, self.obs, self.info = seat, obs, info
-            return
-
-    def _credit(self, seat: str, reward: float) -> None:
-        self.returns[seat] = self.returns.get(seat, 0.0) + reward
-        last = self._last_turn.get(seat)
-        if last is not None:
-            last.reward += reward
-        else:
-            self._early[seat] = self._early.get(seat, 0.0) + reward
+        """Run the game to its next live player, or record the episode when it is over."""
+        if self.progress.settle(self.env, self.max_turns):
+            self._finish()
 
     def _finish(self) -> None:
         """Record the episode, say how it ended, and close the env (nothing more to do)."""
@@ -415,28 +365,28 @@ class PlaySession:
             success = any(won[s] for s in people)
             parts = [
                 f"{self.label(s)} {'won' if won[s] else 'did not win'} "
-                f"(return {self.returns[s]:+g})"
+                f"(return {self.progress.returns[s]:+g})"
                 for s in self.seats
             ]
             self.summary = "Game over: " + "; ".join(parts) + f". Success: {success}."
-            mine = self.final_obs.get(people[0]) if len(self.humans) == 1 else None
+            mine = self.progress.final_obs.get(people[0]) if len(self.humans) == 1 else None
             self.final_board = _text(mine) if mine is not None else str(self.env.render() or "")
         else:
             success = self.success
             end = "solved" if success else "not solved"
-            ret = self.returns["agent"]
+            ret = self.progress.returns["agent"]
             self.summary = f"Episode over: {end} (success={success}), return {ret:+g}."
-            self.final_board = _text(self.obs)
+            self.final_board = _text(self.progress.obs)
         self.done = True
         self.close()
         self.episode = Episode(
             env_id=self.row.id,
             seed=self.seed,
             group=0,
-            turns=self.turns,
-            returns=dict(self.returns),
+            turns=self.progress.turns,
+            returns=dict(self.progress.returns),
             success=success,
-            final_obs=dict(self.final_obs),
+            final_obs=dict(self.progress.final_obs),
             index=0,
             meta=meta,
         )
