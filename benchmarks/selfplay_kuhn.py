@@ -10,9 +10,14 @@ legal action at each of Kuhn's 12 information states, at the sampling temperatur
 against a best response over the whole game tree (no sampled games). One JSON line
 per evaluation (with the policy's probability of betting or calling at each state),
 one summary line, and a plot of exploitability against steps and minutes.
-Defaults (the best of the settings tried, benchmarks/README.md): 32 games a step, 8
+``--ema-decay`` also keeps a Polyak (exponential moving) average of the weights, a
+model one can ship, and measures it beside the last iterate; ``--beta`` adds a KL
+penalty towards a magnet (the average, or the initial weights): magnetic mirror
+descent's regularised step (Sokota et al. 2022), whose entropy half the entropy bonus
+already is (a KL towards the uniform policy).
+Defaults (the best of the settings tried, benchmarks/README.md): 16 games a step, 8
 optimiser steps per step's batch (minibatches), the entropy bonus annealed 0.1 -> 0.02
-and the learning rate 5e-4 -> 5e-5 over the budget.
+and the learning rate 1e-3 -> 5e-5 over the budget, a weight average with decay 0.9.
 Target: exploitability falls by >= 70% from the initial policy's within <= 10 minutes
 on a 2-core CPU (the clock counts training and evaluations).
 
@@ -22,7 +27,9 @@ on a 2-core CPU (the clock counts training and evaluations).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -53,6 +60,46 @@ def measure(trainer: Any) -> dict[str, Any]:
     }
 
 
+class WeightAverage:
+    """A Polyak (exponential moving) average of the model's weights: a model one can ship.
+
+    ``model`` is the copy that holds the average (the trainer's KL reference when the
+    magnet is this average). ``measure_with`` loads the average into the trainer's
+    model for one measurement and puts the trained weights back.
+    """
+
+    def __init__(self, trainer: Any, decay: float, model: Any = None) -> None:
+        self.trainer, self.decay = trainer, decay
+        self.model = model if model is not None else copy.deepcopy(trainer.model)
+        self.model.eval().requires_grad_(False)
+
+    def update(self) -> None:
+        """Move the average towards the trained weights by ``1 - decay``."""
+        import torch
+
+        with torch.no_grad():
+            for avg, cur in zip(
+                self.model.parameters(), self.trainer.model.parameters(), strict=True
+            ):
+                avg.lerp_(cur.detach(), 1.0 - self.decay)
+
+    def measure_with(self) -> dict[str, Any]:
+        """``measure`` of the averaged weights (the trained ones are restored after)."""
+        import torch
+
+        params = list(self.trainer.model.parameters())
+        saved = [p.detach().clone() for p in params]
+        with torch.no_grad():
+            for p, avg in zip(params, self.model.parameters(), strict=True):
+                p.copy_(avg)
+        try:
+            return measure(self.trainer)
+        finally:
+            with torch.no_grad():
+                for p, keep in zip(params, saved, strict=True):
+                    p.copy_(keep)
+
+
 def plot(points: list[dict[str, Any]], initial: float, path: Path) -> None:
     """Exploitability against steps and against minutes, with the target line."""
     import matplotlib
@@ -66,7 +113,10 @@ def plot(points: list[dict[str, Any]], initial: float, path: Path) -> None:
         (axes[0], [p["step"] for p in points], "training step"),
         (axes[1], [p["minutes"] for p in points], "minutes (training + evaluation)"),
     ):
-        ax.plot(x, values, marker=".", label="exploitability of the LM policy")
+        ax.plot(x, values, marker=".", label="last iterate (the trained weights)")
+        if "ema" in points[0]:
+            ema = [p["ema"]["exploitability"] for p in points]
+            ax.plot(x, ema, marker=".", label="Polyak average of the weights")
         ax.axhline(0.3 * initial, color="tab:red", ls="--", lw=1, label="target (-70%)")
         ax.axhline(0.0, color="gray", lw=0.8)
         ax.set_xlabel(label)
@@ -84,7 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="time budget")
     parser.add_argument("--steps", type=int, default=100_000, help="most training steps")
-    parser.add_argument("--games", type=int, default=32, help="self-play games per step")
+    parser.add_argument("--games", type=int, default=16, help="self-play games per step")
     parser.add_argument("--advantage", default="rae", help="GRPOConfig.advantage")
     parser.add_argument(
         "--group-size",
@@ -92,7 +142,7 @@ def main() -> None:
         help="games per seed (default: 1 for rae, per_agent_norm and reinforce, else 4)",
     )
     parser.add_argument("--scale", default="group", help="GRPOConfig.scale (grpo, gigpo)")
-    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument(
         "--lr-final",
         type=float,
@@ -111,6 +161,25 @@ def main() -> None:
     )
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     parser.add_argument("--rae-decay", type=float, default=0.95, help="GRPOConfig.rae_decay")
+    parser.add_argument(
+        "--ema-decay",
+        type=float,
+        default=0.9,
+        help="keep a Polyak average of the weights with this decay per step and measure it "
+        "too (0: none)",
+    )
+    parser.add_argument(
+        "--beta",
+        type=float,
+        default=0.0,
+        help="KL penalty towards the magnet (GRPOConfig.beta; 0: none)",
+    )
+    parser.add_argument(
+        "--magnet",
+        choices=("initial", "ema"),
+        default="ema",
+        help="the KL reference: the initial weights, or the Polyak average (needs --ema-decay)",
+    )
     parser.add_argument("--pool-size", type=int, default=0, help="past checkpoints as opponents")
     parser.add_argument("--eval-every", type=int, default=10, help="measure every N steps")
     parser.add_argument("--seed", type=int, default=0)
@@ -143,6 +212,7 @@ def main() -> None:
         entropy_coef=args.entropy_coef,
         temperature=args.temperature,
         rae_decay=args.rae_decay,
+        beta=args.beta,
         pool_size=args.pool_size,
         eval_every=0,
         save_every=0,
@@ -151,13 +221,23 @@ def main() -> None:
         tensorboard=False,
         log_every=0,
     )
-    start = time.perf_counter()
+    if args.beta > 0 and args.magnet == "ema" and not args.ema_decay:
+        parser.error("--magnet ema needs --ema-decay > 0 (or use --magnet initial)")
+    load_start = os.getloadavg()
+    start, cpu_start = time.perf_counter(), time.process_time()
     trainer = GRPOTrainer(config)
+    average = None
+    if args.ema_decay:
+        # Magnetic mirror descent with a moving magnet: the KL reference is the average.
+        magnet = trainer.ref_model if args.beta > 0 and args.magnet == "ema" else None
+        average = WeightAverage(trainer, args.ema_decay, magnet)
     points: list[dict[str, Any]] = []
 
     def evaluate(step: int, updated: int) -> None:
         minutes = round((time.perf_counter() - start) / 60, 3)
         point = {"step": step, "minutes": minutes, "steps_with_update": updated, **measure(trainer)}
+        if average is not None:
+            point["ema"] = average.measure_with()
         points.append(point)
         _line(**point)
 
@@ -172,6 +252,8 @@ def main() -> None:
         config.entropy_coef = args.entropy_coef + (final_coef - args.entropy_coef) * done
         trainer.lr = args.lr + (final_lr - args.lr) * done  # the constant schedule's base
         row = trainer.train_step(step)
+        if average is not None:
+            average.update()
         step += 1
         updated += row["sequences"] > 0
         trainer.step = step
@@ -182,9 +264,22 @@ def main() -> None:
     if not points or points[-1]["step"] != step:
         evaluate(step, updated)
     minutes = (time.perf_counter() - start) / 60
+    cpu_minutes = (time.process_time() - cpu_start) / 60
     trainer.save_final()
     initial, final = points[0]["exploitability"], points[-1]["exploitability"]
     best = min(points, key=lambda p: p["exploitability"])
+    extra: dict[str, Any] = {}
+    if average is not None:
+        ema_final = points[-1]["ema"]["exploitability"]
+        ema_best = min(points, key=lambda p: p["ema"]["exploitability"])
+        extra = {
+            "ema_decay": args.ema_decay,
+            "ema_exploitability_final": ema_final,
+            "ema_fall_final": round(1 - ema_final / initial, 3),
+            "ema_exploitability_best": ema_best["ema"]["exploitability"],
+            "ema_best_step": ema_best["step"],
+            "ema_met": ema_final <= 0.3 * initial and args.minutes <= 10,
+        }
     figure = run_dir / "exploitability.png"
     plot(points, initial, figure)
     _line(
@@ -199,9 +294,14 @@ def main() -> None:
         entropy_coef=args.entropy_coef,
         entropy_final=final_coef,
         temperature=args.temperature,
+        beta=args.beta,
+        magnet=args.magnet if args.beta > 0 else None,
         steps=step,
         steps_with_update=updated,
         minutes=round(minutes, 2),
+        cpu_minutes=round(cpu_minutes, 2),
+        load_average_start=[round(x, 2) for x in load_start],
+        load_average_end=[round(x, 2) for x in os.getloadavg()],
         collect_minutes=round(seconds["collect"] / 60, 2),
         update_minutes=round(seconds["update"] / 60, 2),
         exploitability_initial=initial,
@@ -211,6 +311,7 @@ def main() -> None:
         best_step=best["step"],
         target="exploitability falls by >= 70% from the initial policy's in <= 10 minutes",
         met=final <= 0.3 * initial and args.minutes <= 10,
+        **extra,
         plot=str(figure),
         run_dir=str(run_dir),
     )
