@@ -74,11 +74,15 @@ def test_play_tictactoe_to_the_end_against_the_expert(server: tuple[str, Path], 
     page.select_option("#env", "turngym/TicTacToe-v0")
     page.fill("#seat_0", "human")
     page.fill("#seat_1", "expert")
-    page.click("#start")
+    with page.expect_navigation():
+        page.click("#start")
     clicks = 0
     while page.locator("#result").count() == 0:
         assert clicks < 5, "a tic-tac-toe game lasts at most 5 moves of X"
-        page.locator("#legal button").first.click()
+        # Each move is a form POST answered by a redirect: wait for the new page, or the
+        # loop could read the old one (no result yet) and wait for buttons that are gone.
+        with page.expect_navigation():
+            page.locator("#legal button").first.click()
         clicks += 1
     if shots:
         page.screenshot(path=f"{shots}/play-game.png", full_page=True)
