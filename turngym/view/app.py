@@ -344,17 +344,15 @@ def _routes(app: FastAPI) -> None:
     ) -> HTMLResponse:
         catalog: Catalog = app.state.catalog.get()
         run_a, run_b = catalog.run(a), catalog.run(b)
+        asked: dict[str, Any] = {
+            "runs": catalog.runs,
+            "a": a,
+            "b": b,
+            "a_step": a_step,
+            "b_step": b_step,
+        }
         if not (run_a and run_b):
-            return _page(
-                request,
-                "compare.html",
-                runs=catalog.runs,
-                a=a,
-                b=b,
-                ready=False,
-                a_step=a_step,
-                b_step=b_step,
-            )
+            return _page(request, "compare.html", ready=False, **asked)
         step_a, step_b = _int(a_step, "a_step"), _int(b_step, "b_step")
         label_a = run_a.name + (f" @ {step_a}" if step_a is not None else "")
         label_b = run_b.name + (f" @ {step_b}" if step_b is not None else "")
@@ -385,11 +383,7 @@ def _routes(app: FastAPI) -> None:
         return _page(
             request,
             "compare.html",
-            runs=catalog.runs,
-            a=a,
-            b=b,
-            a_step=a_step,
-            b_step=b_step,
+            **asked,
             ready=True,
             initial=initial,
             label_a=label_a,

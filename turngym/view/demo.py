@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def tictactoe_episodes(
     import gymnasium as gym
 
     from turngym.agents import make_expert
-    from turngym.sdk.records import Episode, Turn
+    from turngym.sdk.records import Episode
 
     env = gym.make("turngym/TicTacToe-v0", opponent="random")
     expert = make_expert(env, "turngym/TicTacToe-v0")
@@ -58,30 +59,16 @@ def tictactoe_episodes(
     for k in range(count):
         obs, info = env.reset(seed=seed + k)
         expert.reset(seed + k)  # its tie-breaks are seeded too: the same episodes every time
-        turns: list[Turn] = []
-        total, done = 0.0, False
-        while not done:
+
+        def choose(obs: Any, info: dict[str, Any], turn: int, k: int = k) -> str:
             legal = info["legal_actions"]
-            if invalid_every and k % invalid_every == 0 and not turns:
-                action = "z9"
-            elif rng.random() < skill:
-                action = expert.act(obs, info)
-            else:
-                action = legal[int(rng.integers(len(legal)))]
-            new, reward, terminated, truncated, info = env.step(action)
-            turns.append(
-                Turn(
-                    obs=obs,
-                    action=action,
-                    reward=float(reward),
-                    info=dict(info),
-                    terminated=terminated,
-                    truncated=truncated,
-                    agent="agent",
-                )
-            )
-            total += float(reward)
-            obs, done = new, terminated or truncated
+            if invalid_every and k % invalid_every == 0 and turn == 0:
+                return "z9"
+            if rng.random() < skill:
+                return str(expert.act(obs, info))
+            return str(legal[int(rng.integers(len(legal)))])
+
+        turns, total, obs, info = _play(env, obs, info, choose)
         out.append(
             Episode(
                 "turngym/TicTacToe-v0",
@@ -96,6 +83,40 @@ def tictactoe_episodes(
         )
     env.close()
     return out
+
+
+def _play(
+    env: Any,
+    obs: Any,
+    info: dict[str, Any],
+    choose: Callable[[Any, dict[str, Any], int], str],
+    max_turns: int | None = None,
+) -> tuple[list[Any], float, Any, dict[str, Any]]:
+    """Step ``env`` from a reset with ``choose(obs, info, turn)`` until it ends.
+
+    Returns the turns, the return, and the last observation and info.
+    """
+    from turngym.sdk.records import Turn
+
+    turns: list[Turn] = []
+    total, done = 0.0, False
+    while not done and (max_turns is None or len(turns) < max_turns):
+        action = choose(obs, info, len(turns))
+        new, reward, terminated, truncated, info = env.step(action)
+        turns.append(
+            Turn(
+                obs=obs,
+                action=action,
+                reward=float(reward),
+                info=dict(info),
+                terminated=terminated,
+                truncated=truncated,
+                agent="agent",
+            )
+        )
+        total += float(reward)
+        obs, done = new, terminated or truncated
+    return turns, total, obs, info
 
 
 def _screen(widgets: list[dict[str, Any]], pressed: int | None) -> np.ndarray:
@@ -117,33 +138,19 @@ def _screens_episode() -> Any:
     import gymnasium as gym
 
     from turngym.agents import make_expert
-    from turngym.sdk.records import Episode, Turn
+    from turngym.sdk.records import Episode
     from turngym.wrappers import ParseAction
 
     inner = gym.make("turngym/ScreenGraph-v0")
     expert = make_expert(inner, "turngym/ScreenGraph-v0")
     env = ParseAction(inner)
     obs, info = env.reset(seed=3)
-    turns: list[Turn] = []
-    total, done, first = 0.0, False, True
-    while not done and len(turns) < 12:
-        action = "click(99)" if first else expert.act(obs, info)
-        reply = f"The widget I need is {action}.\n<answer>{action}</answer>"
-        first = False
-        new, reward, terminated, truncated, info = env.step(reply)
-        turns.append(
-            Turn(
-                obs=obs,
-                action=reply,
-                reward=float(reward),
-                info=dict(info),
-                terminated=terminated,
-                truncated=truncated,
-                agent="agent",
-            )
-        )
-        total += float(reward)
-        obs, done = new, terminated or truncated
+
+    def reply(obs: Any, info: dict[str, Any], turn: int) -> str:
+        action = "click(99)" if turn == 0 else expert.act(obs, info)
+        return f"The widget I need is {action}.\n<answer>{action}</answer>"
+
+    turns, total, obs, info = _play(env, obs, info, reply, max_turns=12)
     env.close()
     return Episode(
         "turngym/ScreenGraph-v0",
