@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator
 
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Pick this run's sampling seed (tests/sampling.py) before xdist starts its workers."""
+    from tests.sampling import SEED_VARIABLE
+
+    if SEED_VARIABLE not in os.environ:  # the workers inherit the controller's value
+        os.environ[SEED_VARIABLE] = str(random.SystemRandom().randrange(1_000_000))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the sampling seed, so a failure in a sampled id can be repeated."""
+    from tests.sampling import SEED_VARIABLE
+
+    seed = os.environ.get(SEED_VARIABLE)
+    terminalreporter.write_line(f"sampled adapter ids with {SEED_VARIABLE}={seed}")
 
 
 def _set_for_the_session(name: str, value: str) -> Iterator[None]:

@@ -69,6 +69,13 @@ EXTRAS: dict[str, Extra] = {
         # Parquet episode files and HF datasets; Pillow for the screenshots in them
         Extra("data", ("datasets", "pyarrow"), also=("PIL",)),
         Extra("sb3", ("stable_baselines3", "sb3_contrib")),
+        # adapters over other projects' environments (turngym/envs/adapters/)
+        Extra("openspiel", ("pyspiel",)),
+        Extra("babyai", ("minigrid",)),
+        Extra("crafter", ("crafter",)),
+        Extra("nethack", ("nle",), also=("minihack",)),
+        Extra("textworld", ("textworld",)),
+        Extra("reasoning", ("reasoning_gym",)),
         Extra("ray", ("ray",)),
         Extra("vllm", ("vllm",)),
     )

@@ -71,6 +71,8 @@ class EnvEntry:
     """the pip extra the env needs (``pip install 'turngym[<extra>]'``); None: base install"""
     system: tuple[str, ...] = ()
     """Debian packages the env needs besides (``apt-get install ...``)"""
+    suite: str | None = None
+    """the outside library's suite an adapter row belongs to (``openspiel``, ``babyai``...)"""
 
     @property
     def name(self) -> str:
@@ -84,6 +86,8 @@ class EnvEntry:
         >>> entry("miniwob.click-test-v0").group, entry("WebShop-v0").group
         ('miniwob', 'web')
         """
+        if self.suite is not None:
+            return self.suite
         return "miniwob" if self.name.startswith("miniwob.") else self.family
 
     def kwarg_names(self) -> list[str]:
@@ -554,11 +558,52 @@ GUI: tuple[EnvEntry, ...] = tuple(
 )
 ENVS = ENVS + GUI
 
+# -- adapters over other projects' environments (issue 30). Each suite's names are
+# static data here, so registering them imports none of those libraries.
+
+# OpenSpiel's games as turngym games (turngym[openspiel])
+OPENSPIEL: tuple[EnvEntry, ...] = ()
+ENVS = ENVS + OPENSPIEL
+
+# minigrid's BabyAI levels, rendered as text (turngym[babyai])
+BABYAI: tuple[EnvEntry, ...] = ()
+ENVS = ENVS + BABYAI
+
+# Crafter, rendered as text (turngym[crafter])
+CRAFTER: tuple[EnvEntry, ...] = ()
+ENVS = ENVS + CRAFTER
+
+# NetHack (NLE) and MiniHack, rendered as text (turngym[nethack])
+NETHACK: tuple[EnvEntry, ...] = ()
+ENVS = ENVS + NETHACK
+
+# TextWorld games generated from the seed (turngym[textworld])
+TEXTWORLD: tuple[EnvEntry, ...] = ()
+ENVS = ENVS + TEXTWORLD
+
+# Reasoning Gym's datasets as multi-turn question envs (turngym[reasoning])
+REASONING_GYM: tuple[EnvEntry, ...] = ()
+ENVS = ENVS + REASONING_GYM
+
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
 
 
 # The families ``--family`` takes, in table order (benchmarks/headroom.py's too).
-FAMILIES = ("text", "classic", "games", "web", "miniwob", "gui", "swe")
+FAMILIES = (
+    "text",
+    "classic",
+    "games",
+    "web",
+    "miniwob",
+    "gui",
+    "swe",
+    "openspiel",
+    "babyai",
+    "crafter",
+    "nethack",
+    "textworld",
+    "reasoning_gym",
+)
 
 
 def suggest(name: str) -> str | None:
