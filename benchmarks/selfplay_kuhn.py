@@ -32,6 +32,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +41,24 @@ def _line(**fields: Any) -> None:
     print(json.dumps({"bench": "selfplay_kuhn", **fields}), flush=True)
 
 
-def measure(trainer: Any) -> dict[str, Any]:
-    """Exact exploitability of the trainer's sampling policy, and what it plays."""
-    from turngym.sdk.exploitability import best_response, policy_table
+def measure(trainer: Any, average: IterateAverage | None = None) -> dict[str, Any]:
+    """Exact exploitability of the trainer's sampling policy, and what it plays.
+
+    ``average``, when given, takes this policy in (see ``IterateAverage``).
+    """
+    from turngym.sdk.exploitability import policy_table
 
     # The tempered, guided-choice policy GRPO trains, asked once at each state.
     table = policy_table(trainer.agent, "KuhnPoker-v0")
+    if average is not None:
+        average.add(table)
+    return describe(table)
+
+
+def describe(table: Mapping[Any, Mapping[str, Any]]) -> dict[str, Any]:
+    """A Kuhn policy table's exploitability, values and bet-or-call probabilities."""
+    from turngym.sdk.exploitability import best_response
+
     result = best_response(table.__getitem__, "KuhnPoker-v0")
     aggressive = {  # the probability of betting (no bet out) or calling (facing one)
         s.key.strip(" |"): round(float(p.get("bet", p.get("call", 0.0))), 3)
@@ -58,6 +71,51 @@ def measure(trainer: Any) -> dict[str, Any]:
         "value_player_0": round(float(result.policy_values[0]), 5),
         "bet_or_call": aggressive,
     }
+
+
+class IterateAverage:
+    """The average strategy of the policies measured so far, as fictitious play keeps it.
+
+    Each state's action probabilities are averaged over the measured policies, each
+    weighted by how often that policy's own earlier choices lead to the state (its own
+    reach: 1 at a seat's first decision in Kuhn) and by ``weight`` (later policies count
+    more with ``linear``). This is the policy whose exploitability falls to 0 for
+    no-regret self-play in a two-player zero-sum game, and what CFR and NFSP report; it
+    is a table over the 12 information states, not a model.
+    """
+
+    def __init__(self, linear: bool = True) -> None:
+        self.linear = linear
+        self.count = 0
+        self.sums: dict[Any, dict[str, float]] = {}
+        self.reach: dict[Any, float] = {}
+
+    def add(self, table: Mapping[Any, Mapping[str, Any]]) -> None:
+        """Take one measured policy (``policy_table``'s result) into the average."""
+        self.count += 1
+        weight = float(self.count) if self.linear else 1.0
+        by_betting = {(s.player, s.card, s.betting): p for s, p in table.items()}
+        for state, probs in table.items():
+            moves = state.betting[0] if state.betting else ()
+            reach = 1.0  # Kuhn: seats alternate from player_0, one betting round
+            for k in range(state.player, len(moves), 2):
+                earlier = by_betting[(state.player, state.card, (moves[:k],))]
+                reach *= float(earlier[moves[k]])
+            self.reach[state] = self.reach.get(state, 0.0) + weight * reach
+            row = self.sums.setdefault(state, {})
+            for action, p in probs.items():
+                row[action] = row.get(action, 0.0) + weight * reach * float(p)
+
+    def table(self) -> dict[Any, dict[str, float]]:
+        """The average policy at every state (uniform where no policy reached it)."""
+        out = {}
+        for state, row in self.sums.items():
+            total = self.reach[state]
+            if total > 0:
+                out[state] = {a: v / total for a, v in row.items()}
+            else:
+                out[state] = {a: 1 / len(row) for a in row}
+        return out
 
 
 class WeightAverage:
@@ -180,6 +238,13 @@ def main() -> None:
         default="ema",
         help="the KL reference: the initial weights, or the Polyak average (needs --ema-decay)",
     )
+    parser.add_argument(
+        "--iterate-average",
+        choices=("linear", "uniform"),
+        default="linear",
+        help="weights of the measured policies in the average strategy (later ones count "
+        "more with linear)",
+    )
     parser.add_argument("--pool-size", type=int, default=0, help="past checkpoints as opponents")
     parser.add_argument("--eval-every", type=int, default=10, help="measure every N steps")
     parser.add_argument("--seed", type=int, default=0)
@@ -233,9 +298,17 @@ def main() -> None:
         average = WeightAverage(trainer, args.ema_decay, magnet)
     points: list[dict[str, Any]] = []
 
+    iterates = IterateAverage(linear=args.iterate_average == "linear")
+
     def evaluate(step: int, updated: int) -> None:
         minutes = round((time.perf_counter() - start) / 60, 3)
-        point = {"step": step, "minutes": minutes, "steps_with_update": updated, **measure(trainer)}
+        point = {
+            "step": step,
+            "minutes": minutes,
+            "steps_with_update": updated,
+            **measure(trainer, iterates),
+        }
+        point["iterate_average"] = describe(iterates.table())
         if average is not None:
             point["ema"] = average.measure_with()
         points.append(point)
@@ -280,6 +353,12 @@ def main() -> None:
             "ema_best_step": ema_best["step"],
             "ema_met": ema_final <= 0.3 * initial and args.minutes <= 10,
         }
+    avg_final = points[-1]["iterate_average"]["exploitability"]
+    extra.update(
+        iterate_average=args.iterate_average,
+        average_strategy_exploitability_final=avg_final,
+        average_strategy_fall_final=round(1 - avg_final / initial, 3),
+    )
     figure = run_dir / "exploitability.png"
     plot(points, initial, figure)
     _line(

@@ -389,7 +389,7 @@ def main() -> None:
         groups=max(1, args.games // group_size),
         group_size=group_size,
         advantage=args.advantage,
-        lr=args.lr or (1e-5 if sft else 2e-3),
+        lr=(1e-5 if sft else 2e-3) if args.lr is None else args.lr,
         minibatches=args.minibatches,
         entropy_coef=(0.0 if sft else 0.02) if args.entropy_coef is None else args.entropy_coef,
         pool_size=args.pool_size,
