@@ -50,6 +50,7 @@ def probe(name: str) -> dict[str, object]:
     rng = random.Random(0)
     seen: defaultdict[tuple[int, int], set[str]] = defaultdict(set)
     longest = 0
+    zero_sum = str(game.get_type().utility).endswith(".ZERO_SUM")
     for _ in range(_PROBE_GAMES):
         state, steps = game.new_initial_state(), 0
         while not state.is_terminal():
@@ -66,10 +67,12 @@ def probe(name: str) -> dict[str, object]:
                 action = rng.choice(legal)
             state.apply_action(action)
             steps += 1
+            # some games declare zero-sum but pay one player's losses before the others' gains
+            zero_sum = zero_sum and abs(sum(state.returns())) < 1e-9
         longest = max(longest, steps)
     if any(len(v) > 1 or names[k] not in v for k, v in seen.items()):
         return {"reason": "action strings depend on the state, so no fixed action universe"}
-    return {"kind": kind, "longest": longest}
+    return {"kind": kind, "longest": longest, "zero_sum": zero_sum}
 
 
 def main() -> None:
@@ -118,6 +121,8 @@ def main() -> None:
                     perfect,
                     chance == "EXPLICIT_STOCHASTIC",
                     found["kind"],
+                    found["zero_sum"],
+                    str(game_type.reward_model).endswith(".TERMINAL"),
                 )
             )
     from importlib.metadata import version
@@ -163,6 +168,10 @@ class OpenSpielRow(NamedTuple):
     """chance nodes decide outcomes (dealt cards, dice)"""
     text: str
     """what a player reads: ``information_state_string``, ``observation_string`` or ``str``"""
+    zero_sum: bool
+    """the returns sum to zero after every move (declared, and seen in random games)"""
+    terminal_rewards: bool
+    """rewards come at the end only (OpenSpiel's MCTS bot needs it)"""
 
 '''
 

@@ -570,9 +570,13 @@ OPENSPIEL: tuple[EnvEntry, ...] = tuple(
         f"openspiel.{game.name}-v0",
         f"turngym.envs.adapters.openspiel:{game.name}",
         game.max_length + 100,  # a seat's steps: its moves, plus room for retries
-        # OpenSpiel's MCTS bot for perfect-information games short enough for it
+        # OpenSpiel's MCTS bot, for the short deterministic perfect-information games
+        # that pay at the end (the bot needs terminal rewards)
         "turngym.agents.experts.openspiel:OpenSpielMCTS"
-        if game.perfect and game.max_length <= _OPENSPIEL_EXPERT_MAX_LENGTH
+        if game.perfect
+        and not game.chance
+        and game.terminal_rewards
+        and game.max_length <= _OPENSPIEL_EXPERT_MAX_LENGTH
         else None,  # type: ignore[arg-type]
         stochastic=game.chance,
         suite="openspiel",

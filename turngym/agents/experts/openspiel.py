@@ -2,8 +2,8 @@
 
 ``pyspiel.MCTSBot`` with a ``RandomRolloutEvaluator``, a small simulation budget and
 MCTS-Solver on (it proves wins and losses near the end), seeded from ``reset(seed)``
-so that a seeded game replays. Registered for the perfect-information games short
-enough for it to play at a few moves a second (see ``EXPERT_MAX_LENGTH``).
+so that a seeded game replays. Registered for the deterministic perfect-information
+games with terminal rewards that are short enough for it (``EXPERT_MAX_LENGTH``).
 """
 
 from __future__ import annotations

@@ -194,7 +194,9 @@ class OpenSpielGame(TextGame[int]):
         self._spec = spec
         self.spiel_game = spec.game
         self.action_names = spec.names
-        self.zero_sum = spec.zero_sum
+        # Some games declare zero-sum but are not after every move (repeated_leduc_poker
+        # pays a hand's loser first); the static table says which held in random games.
+        self.zero_sum = spec.zero_sum and _ROWS[name].zero_sum
         super().__init__(num_players=spec.game.num_players(), **kwargs)
         self.state: Any = None
         self._legal_ids: frozenset[int] = frozenset()
@@ -318,7 +320,8 @@ class OpenSpielGame(TextGame[int]):
         return f"{head}\n{text}"
 
     def _render(self) -> str:
-        return str(self.state)
+        # A few games print nothing before the first move (coordinated_mp).
+        return str(self.state) or f"{self.game_name}: no moves yet"
 
     def success(self, agent: str) -> bool:
         """Whether ``agent`` ended with a positive return (a win in a zero-sum game)."""

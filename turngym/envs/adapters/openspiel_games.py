@@ -27,23 +27,43 @@ class OpenSpielRow(NamedTuple):
     """chance nodes decide outcomes (dealt cards, dice)"""
     text: str
     """what a player reads: ``information_state_string``, ``observation_string`` or ``str``"""
+    zero_sum: bool
+    """the returns sum to zero after every move (declared, and seen in random games)"""
+    terminal_rewards: bool
+    """rewards come at the end only (OpenSpiel's MCTS bot needs it)"""
 
 
 OPENSPIEL_VERSION = "2.0.2"
 
 GAMES: tuple[OpenSpielRow, ...] = (
-    OpenSpielRow("2048", "2048", 1, 8192, True, True, "observation_string"),
-    OpenSpielRow("bargaining", "Bargaining", 2, 10, False, True, "information_state_string"),
-    OpenSpielRow("battleship", "Battleship", 2, 110, False, False, "information_state_string"),
-    OpenSpielRow("blackjack", "Blackjack", 1, 12, False, True, "information_state_string"),
-    OpenSpielRow("breakthrough", "Breakthrough", 2, 209, True, False, "observation_string"),
-    OpenSpielRow("bridge", "Contract Bridge", 4, 319, False, True, "information_state_string"),
-    OpenSpielRow("catch", "Catch", 1, 10, True, True, "observation_string"),
-    OpenSpielRow("checkers", "Checkers", 2, 1000, True, False, "observation_string"),
-    OpenSpielRow("cliff_walking", "CliffWalking", 1, 100, True, False, "observation_string"),
-    OpenSpielRow("clobber", "Clobber", 2, 29, True, False, "observation_string"),
-    OpenSpielRow("coin_game", "The Coin Game", 2, 20, False, True, "observation_string"),
-    OpenSpielRow("connect_four", "Connect Four", 2, 42, True, False, "observation_string"),
+    OpenSpielRow("2048", "2048", 1, 8192, True, True, "observation_string", False, False),
+    OpenSpielRow(
+        "bargaining", "Bargaining", 2, 10, False, True, "information_state_string", False, True
+    ),
+    OpenSpielRow(
+        "battleship", "Battleship", 2, 110, False, False, "information_state_string", True, True
+    ),
+    OpenSpielRow(
+        "blackjack", "Blackjack", 1, 12, False, True, "information_state_string", False, True
+    ),
+    OpenSpielRow(
+        "breakthrough", "Breakthrough", 2, 209, True, False, "observation_string", True, True
+    ),
+    OpenSpielRow(
+        "bridge", "Contract Bridge", 4, 319, False, True, "information_state_string", True, True
+    ),
+    OpenSpielRow("catch", "Catch", 1, 10, True, True, "observation_string", False, True),
+    OpenSpielRow("checkers", "Checkers", 2, 1000, True, False, "observation_string", True, True),
+    OpenSpielRow(
+        "cliff_walking", "CliffWalking", 1, 100, True, False, "observation_string", False, False
+    ),
+    OpenSpielRow("clobber", "Clobber", 2, 29, True, False, "observation_string", True, True),
+    OpenSpielRow(
+        "coin_game", "The Coin Game", 2, 20, False, True, "observation_string", False, True
+    ),
+    OpenSpielRow(
+        "connect_four", "Connect Four", 2, 42, True, False, "observation_string", True, True
+    ),
     OpenSpielRow(
         "coordinated_mp",
         "Coordinated Matching Pennies",
@@ -52,11 +72,19 @@ GAMES: tuple[OpenSpielRow, ...] = (
         False,
         True,
         "information_state_string",
+        True,
+        True,
     ),
-    OpenSpielRow("crazy_eights", "Crazy Eights", 5, 10000, False, True, "observation_string"),
-    OpenSpielRow("cribbage", "Cribbage", 2, 4400, False, True, "information_state_string"),
-    OpenSpielRow("cursor_go", "Cursor Go", 2, 72922, True, False, "observation_string"),
-    OpenSpielRow("dark_hex", "Dark Hex", 2, 17, False, False, "information_state_string"),
+    OpenSpielRow(
+        "crazy_eights", "Crazy Eights", 5, 10000, False, True, "observation_string", False, True
+    ),
+    OpenSpielRow(
+        "cribbage", "Cribbage", 2, 4400, False, True, "information_state_string", False, False
+    ),
+    OpenSpielRow("cursor_go", "Cursor Go", 2, 72922, True, False, "observation_string", True, True),
+    OpenSpielRow(
+        "dark_hex", "Dark Hex", 2, 17, False, False, "information_state_string", True, True
+    ),
     OpenSpielRow(
         "dark_hex_ir",
         "Dark Hex with Imperfect Recall",
@@ -65,10 +93,14 @@ GAMES: tuple[OpenSpielRow, ...] = (
         False,
         False,
         "information_state_string",
+        True,
+        True,
     ),
-    OpenSpielRow("deep_sea", "DeepSea", 1, 5, False, False, "observation_string"),
-    OpenSpielRow("dots_and_boxes", "Dots and Boxes", 2, 12, True, False, "observation_string"),
-    OpenSpielRow("dou_dizhu", "Dou Dizhu", 3, 171, False, True, "observation_string"),
+    OpenSpielRow("deep_sea", "DeepSea", 1, 5, False, False, "observation_string", False, False),
+    OpenSpielRow(
+        "dots_and_boxes", "Dots and Boxes", 2, 12, True, False, "observation_string", True, True
+    ),
+    OpenSpielRow("dou_dizhu", "Dou Dizhu", 3, 171, False, True, "observation_string", True, True),
     OpenSpielRow(
         "first_sealed_auction",
         "First-Price Sealed-Bid Auction",
@@ -77,24 +109,50 @@ GAMES: tuple[OpenSpielRow, ...] = (
         False,
         True,
         "information_state_string",
+        False,
+        True,
     ),
-    OpenSpielRow("gin_rummy", "Gin Rummy", 2, 300, False, True, "observation_string"),
-    OpenSpielRow("go", "Go", 2, 722, True, False, "observation_string"),
-    OpenSpielRow("go_fish", "Go Fish", 2, 1040, False, True, "information_state_string"),
-    OpenSpielRow("gomoku", "Gomoku", 2, 225, True, False, "observation_string"),
-    OpenSpielRow("hanabi", "Hanabi", 2, 118, False, True, "observation_string"),
-    OpenSpielRow("havannah", "Havannah", 2, 169, True, False, "observation_string"),
-    OpenSpielRow("hex", "Hex", 2, 121, True, False, "observation_string"),
-    OpenSpielRow("hive", "Hive", 2, 500, True, False, "observation_string"),
-    OpenSpielRow("kuhn_poker", "Kuhn Poker", 2, 3, False, True, "information_state_string"),
+    OpenSpielRow("gin_rummy", "Gin Rummy", 2, 300, False, True, "observation_string", True, True),
+    OpenSpielRow("go", "Go", 2, 722, True, False, "observation_string", True, True),
     OpenSpielRow(
-        "latent_ttt", "Latent Tic Tac Toe", 2, 18, False, False, "information_state_string"
+        "go_fish", "Go Fish", 2, 1040, False, True, "information_state_string", True, True
     ),
-    OpenSpielRow("leduc_poker", "Leduc Poker", 2, 8, False, True, "information_state_string"),
+    OpenSpielRow("gomoku", "Gomoku", 2, 225, True, False, "observation_string", True, True),
+    OpenSpielRow("hanabi", "Hanabi", 2, 118, False, True, "observation_string", False, False),
+    OpenSpielRow("havannah", "Havannah", 2, 169, True, False, "observation_string", True, True),
+    OpenSpielRow("hex", "Hex", 2, 121, True, False, "observation_string", True, True),
+    OpenSpielRow("hive", "Hive", 2, 500, True, False, "observation_string", True, True),
     OpenSpielRow(
-        "lewis_signaling", "Lewis Signaling Game", 2, 2, False, True, "information_state_string"
+        "kuhn_poker", "Kuhn Poker", 2, 3, False, True, "information_state_string", True, True
     ),
-    OpenSpielRow("liars_dice", "Liars Dice", 2, 13, False, True, "information_state_string"),
+    OpenSpielRow(
+        "latent_ttt",
+        "Latent Tic Tac Toe",
+        2,
+        18,
+        False,
+        False,
+        "information_state_string",
+        True,
+        True,
+    ),
+    OpenSpielRow(
+        "leduc_poker", "Leduc Poker", 2, 8, False, True, "information_state_string", True, True
+    ),
+    OpenSpielRow(
+        "lewis_signaling",
+        "Lewis Signaling Game",
+        2,
+        2,
+        False,
+        True,
+        "information_state_string",
+        False,
+        True,
+    ),
+    OpenSpielRow(
+        "liars_dice", "Liars Dice", 2, 13, False, True, "information_state_string", True, True
+    ),
     OpenSpielRow(
         "liars_dice_ir",
         "Liars Dice with Imperfect Recall",
@@ -103,24 +161,56 @@ GAMES: tuple[OpenSpielRow, ...] = (
         False,
         True,
         "information_state_string",
+        True,
+        True,
     ),
-    OpenSpielRow("lines_of_action", "Lines of Action", 2, 1000, True, False, "observation_string"),
-    OpenSpielRow("maedn", "Mensch-Aergere-Dich-Nicht", 2, 1000, True, True, "observation_string"),
-    OpenSpielRow("mancala", "Mancala", 2, 1000, True, False, "observation_string"),
-    OpenSpielRow("mnk", "m,n,k-game", 2, 225, True, False, "observation_string"),
     OpenSpielRow(
-        "morpion_solitaire", "Morpion Solitaire", 1, 35, True, False, "observation_string"
+        "lines_of_action", "Lines of Action", 2, 1000, True, False, "observation_string", True, True
     ),
-    OpenSpielRow("nim", "Nim", 2, 16, True, False, "observation_string"),
     OpenSpielRow(
-        "nine_mens_morris", "Nine men's morris", 2, 214, True, False, "observation_string"
+        "maedn", "Mensch-Aergere-Dich-Nicht", 2, 1000, True, True, "observation_string", True, True
     ),
-    OpenSpielRow("othello", "Othello", 2, 128, True, False, "observation_string"),
-    OpenSpielRow("oware", "Oware", 2, 1000, True, False, "observation_string"),
-    OpenSpielRow("pentago", "Pentago", 2, 36, True, False, "observation_string"),
-    OpenSpielRow("phantom_go", "Phantom Go", 2, 324, False, False, "observation_string"),
+    OpenSpielRow("mancala", "Mancala", 2, 1000, True, False, "observation_string", True, True),
+    OpenSpielRow("mnk", "m,n,k-game", 2, 225, True, False, "observation_string", True, True),
     OpenSpielRow(
-        "phantom_ttt", "Phantom Tic Tac Toe", 2, 17, False, False, "information_state_string"
+        "morpion_solitaire",
+        "Morpion Solitaire",
+        1,
+        35,
+        True,
+        False,
+        "observation_string",
+        False,
+        False,
+    ),
+    OpenSpielRow("nim", "Nim", 2, 16, True, False, "observation_string", True, True),
+    OpenSpielRow(
+        "nine_mens_morris",
+        "Nine men's morris",
+        2,
+        214,
+        True,
+        False,
+        "observation_string",
+        True,
+        True,
+    ),
+    OpenSpielRow("othello", "Othello", 2, 128, True, False, "observation_string", True, True),
+    OpenSpielRow("oware", "Oware", 2, 1000, True, False, "observation_string", True, True),
+    OpenSpielRow("pentago", "Pentago", 2, 36, True, False, "observation_string", True, True),
+    OpenSpielRow(
+        "phantom_go", "Phantom Go", 2, 324, False, False, "observation_string", True, True
+    ),
+    OpenSpielRow(
+        "phantom_ttt",
+        "Phantom Tic Tac Toe",
+        2,
+        17,
+        False,
+        False,
+        "information_state_string",
+        True,
+        True,
     ),
     OpenSpielRow(
         "phantom_ttt_ir",
@@ -130,8 +220,10 @@ GAMES: tuple[OpenSpielRow, ...] = (
         False,
         False,
         "information_state_string",
+        True,
+        True,
     ),
-    OpenSpielRow("pig", "Pig", 2, 1000, True, True, "observation_string"),
+    OpenSpielRow("pig", "Pig", 2, 1000, True, True, "observation_string", True, True),
     OpenSpielRow(
         "repeated_leduc_poker",
         "Repeated Leduc Poker",
@@ -140,26 +232,64 @@ GAMES: tuple[OpenSpielRow, ...] = (
         False,
         True,
         "information_state_string",
+        False,
+        True,
     ),
-    OpenSpielRow("skat", "Skat", 3, 35, False, True, "observation_string"),
+    OpenSpielRow("skat", "Skat", 3, 35, False, True, "observation_string", True, True),
     OpenSpielRow(
-        "solitaire", "Klondike Solitaire", 1, 150, False, True, "information_state_string"
+        "solitaire",
+        "Klondike Solitaire",
+        1,
+        150,
+        False,
+        True,
+        "information_state_string",
+        False,
+        False,
     ),
-    OpenSpielRow("spades", "Partnership Spades", 4, 56, False, True, "observation_string"),
-    OpenSpielRow("tic_tac_toe", "Tic Tac Toe", 2, 9, True, False, "observation_string"),
     OpenSpielRow(
-        "tiny_bridge_2p", "Tiny Bridge (Uncontested)", 2, 8, False, True, "information_state_string"
+        "spades", "Partnership Spades", 4, 56, False, True, "observation_string", False, True
+    ),
+    OpenSpielRow("tic_tac_toe", "Tic Tac Toe", 2, 9, True, False, "observation_string", True, True),
+    OpenSpielRow(
+        "tiny_bridge_2p",
+        "Tiny Bridge (Uncontested)",
+        2,
+        8,
+        False,
+        True,
+        "information_state_string",
+        False,
+        True,
     ),
     OpenSpielRow(
-        "tiny_bridge_4p", "Tiny Bridge (Contested)", 4, 57, False, True, "information_state_string"
+        "tiny_bridge_4p",
+        "Tiny Bridge (Contested)",
+        4,
+        57,
+        False,
+        True,
+        "information_state_string",
+        True,
+        True,
     ),
-    OpenSpielRow("tiny_hanabi", "Tiny Hanabi", 2, 2, False, True, "information_state_string"),
     OpenSpielRow(
-        "trade_comm", "Trading and Communication", 2, 4, False, True, "information_state_string"
+        "tiny_hanabi", "Tiny Hanabi", 2, 2, False, True, "information_state_string", False, True
     ),
-    OpenSpielRow("twixt", "TwixT", 2, 61, True, False, "observation_string"),
-    OpenSpielRow("y", "Y Connection Game", 2, 190, True, False, "observation_string"),
-    OpenSpielRow("yacht", "Yacht", 2, 96, True, True, "observation_string"),
+    OpenSpielRow(
+        "trade_comm",
+        "Trading and Communication",
+        2,
+        4,
+        False,
+        True,
+        "information_state_string",
+        False,
+        True,
+    ),
+    OpenSpielRow("twixt", "TwixT", 2, 61, True, False, "observation_string", True, True),
+    OpenSpielRow("y", "Y Connection Game", 2, 190, True, False, "observation_string", True, True),
+    OpenSpielRow("yacht", "Yacht", 2, 96, True, True, "observation_string", True, True),
 )
 
 LEFT_OUT: dict[str, str] = {
