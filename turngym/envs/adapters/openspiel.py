@@ -31,6 +31,8 @@ GAME_NAMES: tuple[str, ...] = tuple(row.name for row in GAMES)
 """OpenSpiel's short names of the registered games."""
 _ROWS = {row.name: row for row in GAMES}
 _PARAM_TYPES = (bool, int, float, str)
+_MEMO_UNIVERSE = 64
+"""Legal-action entries are memoised across games when the universe is this small."""
 
 
 def load_pyspiel() -> Any:
@@ -61,6 +63,8 @@ class _Spec:
     cooperative: bool
     worst: float | None
     """the lowest return a player can get (``min_utility``), where OpenSpiel knows it"""
+    terminal_rewards: bool
+    """OpenSpiel pays only at the end (returns need not be read after every move)"""
 
 
 def _check_params(name: str, params: Any) -> dict[str, Any]:
@@ -152,6 +156,7 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
         zero_sum=utility == pyspiel.GameType.Utility.ZERO_SUM,
         cooperative=utility == pyspiel.GameType.Utility.IDENTICAL,
         worst=worst,
+        terminal_rewards=game_type.reward_model == pyspiel.GameType.RewardModel.TERMINAL,
     )
 
 
@@ -199,7 +204,9 @@ class OpenSpielGame(TextGame[int]):
         self.zero_sum = spec.zero_sum and _ROWS[name].zero_sum
         super().__init__(num_players=spec.game.num_players(), **kwargs)
         self.state: Any = None
-        self._legal_ids: frozenset[int] = frozenset()
+        self._legal_ids: list[int] = []
+        self._memo_legal = len(spec.names) <= _MEMO_UNIVERSE
+        self._said: dict[tuple[int, int], str] = {}  # "player_0 plays x(1,1)." by move
         self._paid_returns: list[float] = [0.0] * self.n
         self._chance = load_pyspiel().PlayerId.CHANCE
         title = spec.game.get_type().long_name
@@ -244,14 +251,16 @@ class OpenSpielGame(TextGame[int]):
     def _after_move(self) -> None:
         """Pay the changes of the returns; end the game or pass the turn."""
         state = self.state
-        returns = state.returns()
-        paid = self._paid_returns
-        for i in range(self.n):
-            change = returns[i] - paid[i]
-            if change:
-                self.pay(i, change)
-                paid[i] = returns[i]
-        if state.is_terminal():
+        terminal = state.is_terminal()
+        if terminal or not self._spec.terminal_rewards:  # else nothing to pay yet
+            returns = state.returns()
+            paid = self._paid_returns
+            for i in range(self.n):
+                change = returns[i] - paid[i]
+                if change:
+                    self.pay(i, change)
+                    paid[i] = returns[i]
+        if terminal:
             self.finish(
                 "Game over. Returns: "
                 + ", ".join(
@@ -262,31 +271,39 @@ class OpenSpielGame(TextGame[int]):
         else:
             self.current = state.current_player()
 
+    def _legal_state(self) -> tuple[int, tuple[int, ...]] | None:
+        # Called first each turn by TextGame._legal_entry, which memoises on the key
+        # across games: worth it for small action universes (tic-tac-toe's boards),
+        # a waste of memory for big ones (Go's legal sets rarely repeat).
+        self._legal_ids = legal = self.state.legal_actions()
+        return (self.current, tuple(legal)) if self._memo_legal else None
+
     def _legal(self) -> list[str]:
         names, index = self.action_names, self._spec.index[self.current]
-        legal = self.state.legal_actions()
-        self._legal_ids = frozenset(legal)
-        return [names[index[a]] for a in legal]
+        return [names[index[a]] for a in self._legal_ids]
 
     def _parse(self, action: str) -> int | Invalid:
         i = self.current
         found = self._spec.exact[i].get(action)
         if found is None:
             found = self._spec.loose[i].get(normalize_action(action))
-        legal = self.legal_actions(i)
+        self._legal_entry()  # sets self._legal_ids for this turn
+        if found is not None and found in self._legal_ids:
+            return found
+        legal = ", ".join(self.legal_actions(i))
         if found is None:
-            return Invalid(f"unknown action; legal now: {', '.join(legal)}")
-        if found not in self._legal_ids:  # set by legal_actions() above, for this turn
-            name = self.action_names[self._spec.index[i][found]]
-            return Invalid(f"{name} is not legal now; legal: {', '.join(legal)}")
-        return found
+            return Invalid(f"unknown action; legal now: {legal}")
+        name = self.action_names[self._spec.index[i][found]]
+        return Invalid(f"{name} is not legal now; legal: {legal}")
 
     def _apply(self, action: int) -> None:
         i = self.current
         if self._spec.perfect:
-            self.announce(
-                f"{self.possible_agents[i]} plays {self.action_names[self._spec.index[i][action]]}."
-            )
+            said = self._said.get((i, action))
+            if said is None:
+                name = self.action_names[self._spec.index[i][action]]
+                said = self._said[i, action] = f"{self.possible_agents[i]} plays {name}."
+            self.announce(said)
         self.state.apply_action(action)
         self._chance_moves()
         self._after_move()
