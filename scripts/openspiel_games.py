@@ -4,7 +4,8 @@ Run after an OpenSpiel upgrade (``tests/envs/adapters/test_openspiel.py`` notice
 
     python scripts/openspiel_games.py > turngym/envs/adapters/openspiel_games.py
 
-A game is registered when it is sequential, loads without parameters, draws its chance
+A game is registered when it is sequential (a simultaneous-move game counts, played as
+OpenSpiel's turn-based conversion), loads without parameters, draws its chance
 outcomes at explicit chance nodes (so turngym's own RNG can draw them), and names every
 action the same way in every state (``action_to_string`` of an action id never changes,
 so ``action_mask`` has a fixed universe). The last is checked on 20 random games per
@@ -19,6 +20,7 @@ import random
 import subprocess
 import sys
 from collections import defaultdict
+from typing import Any
 
 _PROBE_GAMES = 20
 
@@ -35,11 +37,21 @@ def _kind(game_type: object) -> str:
     return "str" if perfect else ""
 
 
+def _load(name: str) -> object:
+    """The game; a simultaneous-move one as OpenSpiel's turn-based conversion."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    if str(game.get_type().dynamics).endswith(".SIMULTANEOUS"):
+        return pyspiel.load_game_as_turn_based(name)
+    return game
+
+
 def probe(name: str) -> dict[str, object]:
     """Name every action at the start, then check the names over random games."""
     import pyspiel
 
-    game = pyspiel.load_game(name)
+    game: Any = _load(name)
     kind = _kind(game.get_type())
     n, actions = game.num_players(), game.num_distinct_actions()
     start = game.new_initial_state()
@@ -86,8 +98,6 @@ def main() -> None:
         chance = str(game_type.chance_mode).rsplit(".", 1)[-1]
         if dynamics == "MEAN_FIELD":
             left_out[name] = "mean-field game (a population, not players)"
-        elif dynamics == "SIMULTANEOUS":
-            left_out[name] = "simultaneous moves (not offered as AEC)"
         elif not game_type.default_loadable:
             left_out[name] = "needs parameters (a game to wrap, a file, a count)"
         elif chance == "SAMPLED_STOCHASTIC":
@@ -95,6 +105,15 @@ def main() -> None:
         elif not _kind(game_type):
             left_out[name] = "no per-player text observation"
         else:
+            simultaneous = dynamics == "SIMULTANEOUS"
+            if simultaneous:  # what the adapter plays: the turn-based conversion
+                game_type = _load(name).get_type()  # type: ignore[attr-defined]
+                chance = str(game_type.chance_mode).rsplit(".", 1)[-1]
+                if chance == "SAMPLED_STOCHASTIC":
+                    left_out[name] = (
+                        "chance drawn by OpenSpiel's own RNG, so seeds would not replay"
+                    )
+                    continue
             child = subprocess.run(
                 [sys.executable, __file__, "--probe", name],
                 capture_output=True,
@@ -110,12 +129,12 @@ def main() -> None:
             if "reason" in found:
                 left_out[name] = str(found["reason"])
                 continue
-            game = pyspiel.load_game(name)
+            game: Any = _load(name)
             perfect = str(game_type.information).rsplit(".", 1)[-1] == "PERFECT_INFORMATION"
             rows.append(
                 (
                     name,
-                    game_type.long_name,
+                    pyspiel.load_game(name).get_type().long_name,
                     game.num_players(),
                     game.max_game_length(),
                     perfect,
@@ -123,6 +142,8 @@ def main() -> None:
                     found["kind"],
                     found["zero_sum"],
                     str(game_type.reward_model).endswith(".TERMINAL"),
+                    simultaneous,
+                    found["longest"],
                 )
             )
     from importlib.metadata import version
@@ -172,6 +193,11 @@ class OpenSpielRow(NamedTuple):
     """the returns sum to zero after every move (declared, and seen in random games)"""
     terminal_rewards: bool
     """rewards come at the end only (OpenSpiel's MCTS bot needs it)"""
+    simultaneous: bool
+    """a simultaneous-move game, played as OpenSpiel's turn-based conversion (each
+    player moves in turn without seeing the others' moves of the round)"""
+    longest: int
+    """the most moves (chance included) in 20 random games of the probe"""
 
 '''
 

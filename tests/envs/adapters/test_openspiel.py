@@ -22,8 +22,14 @@ from turngym.testing import check_game, check_text_env  # noqa: E402
 
 ROWS = select(families=["openspiel"])
 IDS = [row.id for row in ROWS]
-# Bridge scores each deal with a double-dummy solver: a few seconds per check_game.
-SLOW = {"turngym/openspiel.bridge-v0"}
+# Bridge scores each deal with a double-dummy solver (about 25 s per check_game here);
+# laser_tag and capture_the_flag play 1,000 rounds, past check_game's 2,000-move bound
+# (test_long_games_pass_check_game_with_a_shorter_horizon covers them).
+SLOW = {
+    "turngym/openspiel.bridge-v0",
+    "turngym/openspiel.laser_tag-v0",
+    "turngym/openspiel.capture_the_flag-v0",
+}
 
 
 def _name(game_id: str) -> str:
@@ -40,11 +46,14 @@ def test_static_game_list_matches_the_installed_openspiel():
     assert set(GAME_NAMES) | set(LEFT_OUT) == installed
     assert not set(GAME_NAMES) & set(LEFT_OUT)
     for row in GAMES:
-        game = pyspiel.load_game(row.name)
+        original = pyspiel.load_game(row.name)
+        simultaneous = original.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+        assert simultaneous == row.simultaneous, row.name
+        game = pyspiel.load_game_as_turn_based(row.name) if simultaneous else original
         kind = game.get_type()
         assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL, row.name
         assert kind.chance_mode != pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC, row.name
-        assert (kind.long_name, game.num_players(), game.max_game_length()) == (
+        assert (original.get_type().long_name, game.num_players(), game.max_game_length()) == (
             row.title,
             row.players,
             row.max_length,
@@ -56,7 +65,7 @@ def test_static_game_list_matches_the_installed_openspiel():
 def test_every_game_is_registered_once_in_the_openspiel_suite():
     assert [_name(i) for i in IDS] == list(GAME_NAMES)
     assert all(r.suite == "openspiel" and r.extra == "openspiel" for r in ROWS)
-    assert len(ROWS) >= 60
+    assert len(ROWS) >= 80
 
 
 def test_registration_imports_no_openspiel():
@@ -141,6 +150,29 @@ def test_lockstep_with_pyspiel_over_1000_random_games(name):
             raw.apply_action(action)
         assert game.over
         assert game.returns == pytest.approx(raw.returns(), abs=1e-9)
+
+
+def test_long_games_pass_check_game_with_a_shorter_horizon():
+    check_game(
+        game_class("capture_the_flag"),
+        n_fuzz=300,
+        n_games=20,
+        reset_games=3,
+        make_kwargs={"params": {"horizon": 50}},
+    )
+
+
+def test_simultaneous_moves_stay_hidden_until_the_round_is_over():
+    """matrix_rps as turns: player_1 reads the same whatever player_0 chose."""
+    seen = set()
+    for first in ("Rock", "Paper", "Scissors"):
+        game = turngym.make_game("turngym/openspiel.matrix_rps-v0")
+        game.reset(seed=0)
+        game.step(first)
+        seen.add(game.observe("player_1")["text"])
+        game.step("Paper")
+        assert game.over
+    assert len(seen) == 1
 
 
 def test_chance_outcomes_follow_openspiel_probabilities_and_seeds_replay():

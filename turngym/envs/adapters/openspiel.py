@@ -103,8 +103,12 @@ def _text_kind(game_type: Any, perfect: bool) -> str:
 @functools.lru_cache(maxsize=256)
 def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
     pyspiel = load_pyspiel()
+    # Simultaneous-move games are played as OpenSpiel's turn-based conversion: players
+    # move one after another, and nobody sees the others' moves of the round before
+    # the round is over (the strings come from the simultaneous state).
+    load = pyspiel.load_game_as_turn_based if _ROWS[name].simultaneous else pyspiel.load_game
     try:
-        game = pyspiel.load_game(name, dict(params))
+        game = load(name, dict(params))
     except pyspiel.SpielError as error:
         first = str(error).strip().splitlines()[-1] if str(error).strip() else "rejected"
         raise ValueError(
@@ -209,12 +213,18 @@ class OpenSpielGame(TextGame[int]):
         self._said: dict[tuple[int, int], str] = {}  # "player_0 plays x(1,1)." by move
         self._paid_returns: list[float] = [0.0] * self.n
         self._chance = load_pyspiel().PlayerId.CHANCE
-        title = spec.game.get_type().long_name
+        row = _ROWS[name]
+        rounds = (
+            " Moves are simultaneous: players answer in turn, but nobody sees the others' "
+            "moves of a round before it is over."
+            if row.simultaneous
+            else ""
+        )
         self._rules = (
-            f"OpenSpiel's {title} ({name}), {self.n} player{'s' * (self.n != 1)}. Each turn "
-            f"you read your view of the game (OpenSpiel's {spec.text.replace('_', ' ')}) "
+            f"OpenSpiel's {row.title} ({name}), {self.n} player{'s' * (self.n != 1)}. Each "
+            f"turn you read your view of the game (OpenSpiel's {spec.text.replace('_', ' ')}) "
             "and answer with one of your legal actions, written as listed. Your reward is "
-            "the change of your OpenSpiel return, so your rewards add up to it."
+            f"the change of your OpenSpiel return, so your rewards add up to it.{rounds}"
         )
 
     @classmethod
