@@ -582,7 +582,8 @@ OPENSPIEL: tuple[EnvEntry, ...] = tuple(
         suite="openspiel",
         extra="openspiel",
         description=f"OpenSpiel {game.title}, {game.players} player"
-        f"{'s' * (game.players != 1)}; {game.text.replace('_', ' ')} as text",
+        f"{'s' * (game.players != 1)}{' (simultaneous, as turns)' * game.simultaneous}; "
+        f"{game.text.replace('_', ' ')} as text",
     )
     for game in _OPENSPIEL_GAMES
 )
