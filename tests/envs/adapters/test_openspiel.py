@@ -266,3 +266,11 @@ def test_forfeit_drops_the_return_to_the_worst_and_stays_zero_sum():
 def test_unknown_game_name_is_a_clear_error():
     with pytest.raises(ValueError, match="registered OpenSpiel games"):
         game_class("chess")
+
+
+def test_without_open_spiel_the_error_names_the_extra(monkeypatch):
+    from turngym.extras import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if open_spiel were not installed
+    with pytest.raises(MissingExtra, match=r"turngym\[openspiel\]"):
+        turngym.make_game("turngym/openspiel.tic_tac_toe-v0")
