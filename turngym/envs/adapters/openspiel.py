@@ -59,8 +59,9 @@ class _Spec:
     text: str
     """the state string a player reads (see the module docstring)"""
     perfect: bool
+    """perfect information: moves and chance outcomes are announced to everyone"""
     zero_sum: bool
-    cooperative: bool
+    """OpenSpiel declares the game zero-sum"""
     worst: float | None
     """the lowest return a player can get (``min_utility``), where OpenSpiel knows it"""
     terminal_rewards: bool
@@ -158,7 +159,6 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
         text=_text_kind(game_type, perfect),
         perfect=perfect,
         zero_sum=utility == pyspiel.GameType.Utility.ZERO_SUM,
-        cooperative=utility == pyspiel.GameType.Utility.IDENTICAL,
         worst=worst,
         terminal_rewards=game_type.reward_model == pyspiel.GameType.RewardModel.TERMINAL,
     )
