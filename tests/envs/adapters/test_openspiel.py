@@ -274,3 +274,18 @@ def test_without_open_spiel_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if open_spiel were not installed
     with pytest.raises(MissingExtra, match=r"turngym\[openspiel\]"):
         turngym.make_game("turngym/openspiel.tic_tac_toe-v0")
+
+
+def test_overhead_benchmark_pairs_play_the_steps_asked():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "overhead_openspiel.py"
+    spec = importlib.util.spec_from_file_location("overhead_openspiel", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pairs = module.pairs(quick=True)
+    assert 2 <= len(pairs) <= 5
+    for name, native, adapter in pairs:
+        assert native(60, 1) == 60 and adapter(60, 1) == 60, name
