@@ -570,9 +570,11 @@ OPENSPIEL: tuple[EnvEntry, ...] = tuple(
         f"openspiel.{game.name}-v0",
         f"turngym.envs.adapters.openspiel:{game.name}",
         game.max_length + 100,  # a seat's steps: its moves, plus room for retries
-        # OpenSpiel's MCTS bot, for the short deterministic perfect-information games
-        # that pay at the end (the bot needs terminal rewards)
-        "turngym.agents.experts.openspiel:OpenSpielMCTS"
+        # Kuhn poker's solved equilibrium; OpenSpiel's MCTS bot for the short
+        # deterministic perfect-information games that pay at the end (it needs that)
+        "turngym.agents.experts.openspiel:OpenSpielKuhnNash"
+        if game.name == "kuhn_poker"
+        else "turngym.agents.experts.openspiel:OpenSpielMCTS"
         if game.perfect
         and not game.chance
         and game.terminal_rewards

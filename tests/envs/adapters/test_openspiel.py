@@ -14,7 +14,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import turngym  # noqa: E402
 from tests.sampling import sample_ids  # noqa: E402
-from turngym.agents.experts.openspiel import OpenSpielMCTS  # noqa: E402
+from turngym.agents.experts.openspiel import OpenSpielKuhnNash, OpenSpielMCTS  # noqa: E402
 from turngym.envs.adapters.openspiel import GAME_NAMES, game_class  # noqa: E402
 from turngym.envs.adapters.openspiel_games import GAMES, LEFT_OUT  # noqa: E402
 from turngym.registry import select  # noqa: E402
@@ -220,12 +220,30 @@ def test_mcts_expert_never_loses_to_random(name, games):
             assert info["returns"][seat] >= 0, f"{name}: lost as seat {seat}, seed {k}"
 
 
-def test_experts_only_where_mcts_applies():
-    with_expert = {_name(r.id) for r in ROWS if r.expert}
-    assert {"tic_tac_toe", "nim", "connect_four"} <= with_expert
-    assert not with_expert & {"kuhn_poker", "cliff_walking", "go", "pig"}
+def test_experts_only_where_they_apply():
+    experts = {_name(r.id): r.expert for r in ROWS if r.expert}
+    assert {"tic_tac_toe", "nim", "connect_four"} <= experts.keys()
+    assert experts["kuhn_poker"].endswith(":OpenSpielKuhnNash")
+    assert not experts.keys() & {"leduc_poker", "cliff_walking", "go", "pig", "matrix_rps"}
     with pytest.raises(ValueError, match="no registered expert"):
-        gym.make("turngym/openspiel.kuhn_poker-v0", opponent="expert")
+        gym.make("turngym/openspiel.leduc_poker-v0", opponent="expert")
+
+
+def test_kuhn_nash_expert_wins_chips_from_random_in_either_seat():
+    """The equilibrium exploits a uniformly random player: about +0.15 chips a hand."""
+    for seat in (0, 1):
+        env = gym.make("turngym/openspiel.kuhn_poker-v0", opponent="random", seat=seat)
+        expert = OpenSpielKuhnNash(env)
+        total = 0.0
+        for k in range(600):
+            obs, info = env.reset(seed=k)
+            expert.reset(seed=k)
+            done = False
+            while not done:
+                obs, _, terminated, truncated, info = env.step(expert.act(obs, info))
+                done = terminated or truncated
+            total += info["returns"][seat]
+        assert total / 600 > 0.05, (seat, total / 600)
 
 
 # -- parameters, forfeits, errors ------------------------------------------------------
