@@ -562,7 +562,33 @@ ENVS = ENVS + GUI
 # static data here, so registering them imports none of those libraries.
 
 # OpenSpiel's games as turngym games (turngym[openspiel])
-OPENSPIEL: tuple[EnvEntry, ...] = ()
+from turngym.envs.adapters.openspiel_games import GAMES as _OPENSPIEL_GAMES  # noqa: E402
+
+_OPENSPIEL_EXPERT_MAX_LENGTH = 100  # = turngym.agents.experts.openspiel.EXPERT_MAX_LENGTH
+OPENSPIEL: tuple[EnvEntry, ...] = tuple(
+    _g(
+        f"openspiel.{game.name}-v0",
+        f"turngym.envs.adapters.openspiel:{game.name}",
+        game.max_length + 100,  # a seat's steps: its moves, plus room for retries
+        # Kuhn poker's solved equilibrium; OpenSpiel's MCTS bot for the short
+        # deterministic perfect-information games that pay at the end (it needs that)
+        "turngym.agents.experts.openspiel:OpenSpielKuhnNash"
+        if game.name == "kuhn_poker"
+        else "turngym.agents.experts.openspiel:OpenSpielMCTS"
+        if game.perfect
+        and not game.chance
+        and game.terminal_rewards
+        and game.max_length <= _OPENSPIEL_EXPERT_MAX_LENGTH
+        else None,  # type: ignore[arg-type]
+        stochastic=game.chance,
+        suite="openspiel",
+        extra="openspiel",
+        description=f"OpenSpiel {game.title}, {game.players} player"
+        f"{'s' * (game.players != 1)}{' (simultaneous, as turns)' * game.simultaneous}; "
+        f"{game.text.replace('_', ' ')} as text",
+    )
+    for game in _OPENSPIEL_GAMES
+)
 ENVS = ENVS + OPENSPIEL
 
 # minigrid's BabyAI levels, rendered as text (turngym[babyai])

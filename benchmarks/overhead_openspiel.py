@@ -1,0 +1,119 @@
+"""Steps/s of raw ``pyspiel`` versus turngym's OpenSpiel adapter on the same random play.
+
+Each pair plays ``steps`` moves of uniformly random legal play (a new game when one
+ends). Native: a ``pyspiel`` state, chance outcomes drawn with their probabilities,
+and per move the string the adapter shows the player to move (its
+``information_state_string`` or ``observation_string``) plus the names of the legal
+actions (``action_to_string``), which is what a language agent reads. Adapter:
+``turngym.make_game`` with string actions picked from ``infos[agent]["legal_actions"]``
+and ``observe(agent)`` per move. Chance moves are not counted as steps on either side.
+
+``benchmarks/adapter_overhead.py`` imports ``pairs``; run this file to print one JSON
+line per pair:
+
+    python benchmarks/overhead_openspiel.py [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+
+GAMES = ("tic_tac_toe", "leduc_poker", "pig", "go")
+"""Representative games: tiny perfect-information, poker with cards, dice, a big board."""
+
+Runner = Callable[[int, int], int]
+
+
+def _native(name: str) -> Runner:
+    def run(steps: int, seed: int) -> int:
+        import pyspiel
+
+        from turngym.envs.adapters.openspiel import game_class
+
+        game = pyspiel.load_game(name)
+        kind = game_class(name)()._spec.text  # the same string the adapter shows
+        rng = random.Random(seed)
+        state, done = game.new_initial_state(), 0
+        while done < steps:
+            if state.is_terminal():
+                state = game.new_initial_state()
+            elif state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            else:
+                player = state.current_player()
+                text = str(state) if kind == "str" else getattr(state, kind)(player)
+                legal = state.legal_actions()
+                names = [state.action_to_string(player, a) for a in legal]
+                assert text is not None and names
+                state.apply_action(legal[rng.randrange(len(legal))])
+                done += 1
+        return done
+
+    return run
+
+
+def _adapter(name: str) -> Runner:
+    def run(steps: int, seed: int) -> int:
+        import turngym
+
+        game = turngym.make_game(f"turngym/openspiel.{name}-v0")
+        rng = random.Random(seed)
+        game.reset(seed=seed)
+        done, games = 0, 0
+        while done < steps:
+            if not game.agents or game.over:
+                games += 1
+                game.reset(seed=seed + games)
+                continue
+            agent = game.agent_selection
+            obs = game.observe(agent)
+            legal = game.infos[agent]["legal_actions"]
+            assert obs["text"] and legal
+            game.step(legal[rng.randrange(len(legal))])
+            done += 1
+        return done
+
+    return run
+
+
+def pairs(quick: bool) -> list[tuple[str, Runner, Runner]]:
+    """(name, native(steps, seed), adapter(steps, seed)) for each representative game."""
+    return [(f"openspiel.{name}", _native(name), _adapter(name)) for name in GAMES]
+
+
+def _rate(run: Runner, steps: int, seed: int) -> float:
+    run(min(steps, 200), seed)  # warm up: imports, game loading, the names table
+    start = time.perf_counter()
+    done = run(steps, seed)
+    return done / (time.perf_counter() - start)
+
+
+def main(argv: list[str]) -> None:
+    """Print one JSON line per pair: steps/s of both and the adapter's overhead."""
+    quick = "--quick" in argv
+    steps = 2_000 if quick else 20_000
+    for name, native, adapter in pairs(quick):
+        native_rate = _rate(native, steps, 0)
+        adapter_rate = _rate(adapter, steps, 0)
+        print(
+            json.dumps(
+                {
+                    "bench": "adapter_overhead",
+                    "pair": name,
+                    "steps": steps,
+                    "native_steps_per_s": round(native_rate, 1),
+                    "adapter_steps_per_s": round(adapter_rate, 1),
+                    "overhead_per_step": round(native_rate / adapter_rate - 1.0, 3),
+                }
+            ),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

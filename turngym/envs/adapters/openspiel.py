@@ -1,0 +1,391 @@
+"""OpenSpiel's turn-based games as turngym games (PettingZoo AEC, ``turngym[openspiel]``).
+
+``OpenSpielGame`` plays any sequential ``pyspiel`` game under turngym's game contract
+(ARCHITECTURE.md section 4): ``{"text", "action_mask"}`` observations, string actions
+named by OpenSpiel's ``action_to_string``, ``legal_actions`` in ``infos``, chance
+outcomes drawn with OpenSpiel's probabilities from the game's own seeded RNG (so a
+seed replays a game), and per-step rewards that are the changes of OpenSpiel's
+``returns()`` (so they sum to the game's returns). ``game_class(name)`` (or this
+module's attribute of that name, which registry rows use) is the class of one game.
+
+What a player reads: ``information_state_string`` in imperfect-information games that
+offer it, else ``observation_string``, else ``str(state)`` (perfect information only);
+in perfect-information games the moves and chance outcomes are announced as well.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from turngym.core import Invalid, normalize_action
+from turngym.envs.adapters.openspiel_games import GAMES
+from turngym.envs.games.base import TextGame
+from turngym.extras import needs_extra
+
+__all__ = ["GAME_NAMES", "OpenSpielGame", "game_class", "load_pyspiel"]
+
+GAME_NAMES: tuple[str, ...] = tuple(row.name for row in GAMES)
+"""OpenSpiel's short names of the registered games."""
+_ROWS = {row.name: row for row in GAMES}
+_PARAM_TYPES = (bool, int, float, str)
+_MEMO_UNIVERSE = 64
+"""Legal-action entries are memoised across games when the universe is this small."""
+
+
+def load_pyspiel() -> Any:
+    """Import ``pyspiel``, or raise ``MissingExtra`` naming ``turngym[openspiel]``."""
+    with needs_extra("openspiel", "an OpenSpiel game"):
+        import pyspiel
+    return pyspiel
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One loaded game and its action names: built once per (game, parameters)."""
+
+    game: Any
+    """the ``pyspiel.Game``"""
+    names: tuple[str, ...]
+    """the action universe: every player's action strings, deduplicated"""
+    index: tuple[tuple[int, ...], ...]
+    """``index[p][a]``: the position in ``names`` of player ``p``'s action id ``a``"""
+    exact: tuple[dict[str, int], ...]
+    """per player: action string -> action id"""
+    loose: tuple[dict[str, int], ...]
+    """per player: normalized string -> action id (only strings that stay unambiguous)"""
+    text: str
+    """the state string a player reads (see the module docstring)"""
+    perfect: bool
+    """perfect information: moves and chance outcomes are announced to everyone"""
+    zero_sum: bool
+    """OpenSpiel declares the game zero-sum"""
+    worst: float | None
+    """the lowest return a player can get (``min_utility``), where OpenSpiel knows it"""
+    terminal_rewards: bool
+    """OpenSpiel pays only at the end (returns need not be read after every move)"""
+
+
+def _check_params(name: str, params: Any) -> dict[str, Any]:
+    """``params`` as a plain dict; a clear ``ValueError`` when it cannot be one."""
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise ValueError(
+            f"params must be a dict of {name}'s OpenSpiel parameters, got {type(params).__name__}"
+        )
+    pyspiel = load_pyspiel()
+    allowed = sorted(pyspiel.load_game(name).get_type().parameter_specification)
+    for key, value in params.items():
+        if key not in allowed:
+            raise ValueError(
+                f"params: {key!r} is not a parameter of OpenSpiel's {name}; "
+                f"allowed: {', '.join(allowed) or 'none'}"
+            )
+        if not isinstance(value, _PARAM_TYPES):
+            raise ValueError(
+                f"params[{key!r}] must be a bool, int, float or str, got {type(value).__name__}"
+            )
+    return dict(params)
+
+
+def _text_kind(game_type: Any, perfect: bool) -> str:
+    if not perfect and game_type.provides_information_state_string:
+        return "information_state_string"
+    if game_type.provides_observation_string:
+        return "observation_string"
+    if game_type.provides_information_state_string:
+        return "information_state_string"
+    return "str"
+
+
+@functools.lru_cache(maxsize=256)
+def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
+    pyspiel = load_pyspiel()
+    # Simultaneous-move games are played as OpenSpiel's turn-based conversion: players
+    # move one after another, and nobody sees the others' moves of the round before
+    # the round is over (the strings come from the simultaneous state).
+    load = pyspiel.load_game_as_turn_based if _ROWS[name].simultaneous else pyspiel.load_game
+    try:
+        game = load(name, dict(params))
+    except pyspiel.SpielError as error:
+        first = str(error).strip().splitlines()[-1] if str(error).strip() else "rejected"
+        raise ValueError(
+            f"params={dict(params)!r}: OpenSpiel's {name} rejects them ({first})"
+        ) from None
+    game_type = game.get_type()
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError(f"params={dict(params)!r} make {name} a non-sequential game")
+    perfect = game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    start = game.new_initial_state()
+    n, count = game.num_players(), game.num_distinct_actions()
+    names: list[str] = []
+    position: dict[str, int] = {}
+    index, exact, loose = [], [], []
+    for p in range(n):
+        row = []
+        mine: dict[str, int] = {}
+        for a in range(count):
+            # Registered games name each action id the same way in every state
+            # (scripts/openspiel_games.py checks it), so the start names them all.
+            text = start.action_to_string(p, a)
+            if text not in position:
+                position[text] = len(names)
+                names.append(text)
+            row.append(position[text])
+            mine.setdefault(text, a)
+        counts: dict[str, int] = {}
+        for text in mine:
+            key = normalize_action(text)
+            counts[key] = counts.get(key, 0) + 1
+        index.append(tuple(row))
+        exact.append(mine)
+        loose.append(
+            {normalize_action(t): a for t, a in mine.items() if counts[normalize_action(t)] == 1}
+        )
+    try:
+        worst: float | None = float(game.min_utility())
+    except pyspiel.SpielError:
+        worst = None
+    utility = game_type.utility
+    return _Spec(
+        game=game,
+        names=tuple(names),
+        index=tuple(index),
+        exact=tuple(exact),
+        loose=tuple(loose),
+        text=_text_kind(game_type, perfect),
+        perfect=perfect,
+        zero_sum=utility == pyspiel.GameType.Utility.ZERO_SUM,
+        worst=worst,
+        terminal_rewards=game_type.reward_model == pyspiel.GameType.RewardModel.TERMINAL,
+    )
+
+
+class OpenSpielGame(TextGame[int]):
+    """One OpenSpiel game as a PettingZoo AEC game with string actions.
+
+    Use ``game_class(name)`` (or ``turngym.make_game("turngym/openspiel.<name>-v0")``);
+    this base class plays the game named by its ``game_name``.
+
+    Args:
+        params: OpenSpiel's game parameters, e.g. ``{"rows": 6, "columns": 6}`` for
+            ``breakthrough`` (``pyspiel.load_game(name, params)``); None: the defaults.
+            An unknown name or a value OpenSpiel rejects raises ``ValueError``.
+        **kwargs: ``TextGame`` options (``invalid_action_penalty``,
+            ``max_invalid_actions``, ``render_mode``). Too many invalid actions in a row
+            forfeit the game: the player's return drops to the game's worst.
+
+    Example:
+        >>> game = game_class("tic_tac_toe")()
+        >>> game.reset(seed=0)
+        >>> game.infos["player_0"]["legal_actions"][:3]
+        ['x(0,0)', 'x(0,1)', 'x(0,2)']
+        >>> game.step("x(1,1)")
+        >>> "player_0 plays x(1,1)." in game.observe("player_1")["text"]
+        True
+
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {**TextGame.metadata, "name": "openspiel_v0"}
+    game_name: ClassVar[str] = ""
+    """OpenSpiel's short name of the game this class plays."""
+
+    def __init__(self, *, params: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        name = self.game_name
+        if not name:
+            raise ValueError("OpenSpielGame needs a game: use game_class(name)()")
+        checked = _check_params(name, params)
+        spec = _spec(name, tuple(sorted(checked.items())))
+        self.params = checked
+        self._spec = spec
+        self.spiel_game = spec.game
+        self.action_names = spec.names
+        # Some games declare zero-sum but are not after every move (repeated_leduc_poker
+        # pays a hand's loser first); the static table says which held in random games.
+        self.zero_sum = spec.zero_sum and _ROWS[name].zero_sum
+        super().__init__(num_players=spec.game.num_players(), **kwargs)
+        self.state: Any = None
+        self._legal_ids: list[int] = []
+        self._memo_legal = len(spec.names) <= _MEMO_UNIVERSE
+        self._said: dict[tuple[int, int], str] = {}  # "player_0 plays x(1,1)." by move
+        self._paid_returns: list[float] = [0.0] * self.n
+        self._chance = load_pyspiel().PlayerId.CHANCE
+        row = _ROWS[name]
+        rounds = (
+            " Moves are simultaneous: players answer in turn, but nobody sees the others' "
+            "moves of a round before it is over."
+            if row.simultaneous
+            else ""
+        )
+        self._rules = (
+            f"OpenSpiel's {row.title} ({name}), {self.n} player{'s' * (self.n != 1)}. Each "
+            f"turn you read your view of the game (OpenSpiel's {spec.text.replace('_', ' ')}) "
+            "and answer with one of your legal actions, written as listed. Your reward is "
+            f"the change of your OpenSpiel return, so your rewards add up to it.{rounds}"
+        )
+
+    @classmethod
+    def check_num_players(cls, num_players: Any) -> None:
+        """OpenSpiel's parameters fix the number of players; any positive count is fine."""
+        if type(num_players) is not int or num_players < 1:
+            raise ValueError(f"num_players must be a positive int, got {num_players!r}")
+
+    # -- the rules: OpenSpiel's ----------------------------------------------------------
+
+    def _start(self, options: dict[str, Any]) -> str:
+        self.state = self.spiel_game.new_initial_state()
+        self._paid_returns = [0.0] * self.n
+        self._chance_moves()
+        self._after_move()
+        return self._rules
+
+    def _chance_moves(self) -> None:
+        """Play chance nodes with outcomes drawn from the game's own RNG."""
+        state = self.state
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            draw = self.random.random()
+            action = outcomes[-1][0]
+            for outcome, probability in outcomes:
+                draw -= probability
+                if draw < 0.0:
+                    action = outcome
+                    break
+            if self._spec.perfect:
+                self.announce(f"Chance: {state.action_to_string(self._chance, action)}.")
+            state.apply_action(action)
+
+    def _after_move(self) -> None:
+        """Pay the changes of the returns; end the game or pass the turn."""
+        state = self.state
+        terminal = state.is_terminal()
+        if terminal or not self._spec.terminal_rewards:  # else nothing to pay yet
+            returns = state.returns()
+            paid = self._paid_returns
+            for i in range(self.n):
+                change = returns[i] - paid[i]
+                if change:
+                    self.pay(i, change)
+                    paid[i] = returns[i]
+        if terminal:
+            self.finish(
+                "Game over. Returns: "
+                + ", ".join(
+                    f"{a} {r:g}" for a, r in zip(self.possible_agents, returns, strict=True)
+                )
+                + "."
+            )
+        else:
+            self.current = state.current_player()
+
+    def _legal_state(self) -> tuple[int, tuple[int, ...]] | None:
+        # Called first each turn by TextGame._legal_entry, which memoises on the key
+        # across games: worth it for small action universes (tic-tac-toe's boards),
+        # a waste of memory for big ones (Go's legal sets rarely repeat).
+        self._legal_ids = legal = self.state.legal_actions()
+        return (self.current, tuple(legal)) if self._memo_legal else None
+
+    def _legal(self) -> list[str]:
+        names, index = self.action_names, self._spec.index[self.current]
+        return [names[index[a]] for a in self._legal_ids]
+
+    def _parse(self, action: str) -> int | Invalid:
+        i = self.current
+        found = self._spec.exact[i].get(action)
+        if found is None:
+            found = self._spec.loose[i].get(normalize_action(action))
+        self._legal_entry()  # sets self._legal_ids for this turn
+        if found is not None and found in self._legal_ids:
+            return found
+        legal = ", ".join(self.legal_actions(i))
+        if found is None:
+            return Invalid(f"unknown action; legal now: {legal}")
+        name = self.action_names[self._spec.index[i][found]]
+        return Invalid(f"{name} is not legal now; legal: {legal}")
+
+    def _apply(self, action: int) -> None:
+        i = self.current
+        if self._spec.perfect:
+            said = self._said.get((i, action))
+            if said is None:
+                name = self.action_names[self._spec.index[i][action]]
+                said = self._said[i, action] = f"{self.possible_agents[i]} plays {name}."
+            self.announce(said)
+        self.state.apply_action(action)
+        self._chance_moves()
+        self._after_move()
+
+    def _forfeit(self, i: int) -> None:
+        """Player ``i`` forfeits: its return drops to the game's worst (or by 1 below it)."""
+        total = self._returns[i] + self._step_rewards[i]
+        worst = self._spec.worst
+        loss = 1.0 + max(0.0, total) if worst is None else max(0.0, total - worst)
+        if loss:
+            self.pay(i, -loss)
+            others = [k for k in range(self.n) if k != i]
+            if self.zero_sum and others:  # the others share it, so the sum stays zero
+                for k in others:
+                    self.pay(k, loss / len(others))
+        self.finish(f"{self.possible_agents[i]} forfeits after too many invalid actions.")
+
+    # -- what players see ----------------------------------------------------------------
+
+    def _view(self, i: int) -> str:
+        state, kind = self.state, self._spec.text
+        text = str(state) if kind == "str" else getattr(state, kind)(i)
+        head = f"You are {self.possible_agents[i]}."
+        if not self.over:
+            turn = (
+                "Your turn."
+                if self.current == i
+                else f"{self.possible_agents[self.current]} to act."
+            )
+            head = f"{head} {turn}"
+        return f"{head}\n{text}"
+
+    def _render(self) -> str:
+        # A few games print nothing before the first move (coordinated_mp).
+        return str(self.state) or f"{self.game_name}: no moves yet"
+
+    def success(self, agent: str) -> bool:
+        """Whether ``agent`` ended with a positive return (a win in a zero-sum game)."""
+        return self.over and self._returns[self.agent_name_mapping[agent]] > 0
+
+
+@functools.cache
+def game_class(name: str) -> type[OpenSpielGame]:
+    """The ``OpenSpielGame`` subclass that plays OpenSpiel's ``name`` (a registered game).
+
+    Raises:
+        ValueError: ``name`` is not one of ``GAME_NAMES``.
+
+    """
+    if name not in _ROWS:
+        raise ValueError(
+            f"game must be one of the registered OpenSpiel games ({len(GAME_NAMES)}, "
+            f"e.g. tic_tac_toe), got {name!r}"
+        )
+    row = _ROWS[name]
+    cls = type(
+        name,
+        (OpenSpielGame,),
+        {
+            "game_name": name,
+            "__module__": __name__,
+            "__qualname__": name,
+            "__doc__": f"OpenSpiel's {row.title} ({name}) as a turngym game.",
+            "metadata": {**OpenSpielGame.metadata, "name": f"openspiel_{name}_v0"},
+            "player_counts": (row.players,),
+        },
+    )
+    return cls
+
+
+def __getattr__(name: str) -> type[OpenSpielGame]:
+    # Registry rows name a game as ``turngym.envs.adapters.openspiel:<game>``.
+    if name in _ROWS:
+        return game_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
