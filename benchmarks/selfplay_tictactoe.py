@@ -319,6 +319,16 @@ def main() -> None:
     )
     parser.add_argument("--pool-size", type=int, default=4, help="past checkpoints as opponents")
     parser.add_argument(
+        "--pool-every", type=int, default=10, help="add the weights to the pool every N steps"
+    )
+    parser.add_argument("--pool-prob", type=float, default=0.5, help="share of games vs the pool")
+    parser.add_argument(
+        "--pool-initial",
+        action="store_true",
+        help="the pool starts with the starting (SFT) weights; with --pool-every larger than "
+        "the run, the learner plays the frozen SFT model",
+    )
+    parser.add_argument(
         "--beta", type=float, default=0.0, help="KL to the starting (SFT) model, GRPOConfig.beta"
     )
     parser.add_argument("--eval-episodes", type=int, default=200)
@@ -394,8 +404,9 @@ def main() -> None:
         entropy_coef=(0.0 if sft else 0.02) if args.entropy_coef is None else args.entropy_coef,
         pool_size=args.pool_size,
         beta=args.beta,
-        pool_every=10,
-        pool_prob=0.5,
+        pool_every=args.pool_every,
+        pool_prob=args.pool_prob,
+        pool_initial=args.pool_initial,
         eval_every=0,
         save_every=0,
         seed=args.seed,
@@ -435,7 +446,12 @@ def main() -> None:
         **sft,
         steps=step,
         steps_with_update=updated,
-        rl={"lr": config.lr, "entropy_coef": config.entropy_coef, "beta": config.beta},
+        rl={
+            "lr": config.lr,
+            "entropy_coef": config.entropy_coef,
+            "beta": config.beta,
+            "pool": [config.pool_size, config.pool_every, config.pool_prob, config.pool_initial],
+        },
         train_minutes=round(minutes, 2),
         total_minutes=round(minutes + setup / 60, 2),
         cpu_minutes=round(cpu / 60, 2),

@@ -285,6 +285,34 @@ def test_self_play_with_rae_and_an_opponent_pool(rl_model_dir, tmp_path):
     assert sorted({ep.group for ep in with_pool}) == [0, 1]  # pool_prob 0.5 of 4 groups
 
 
+def test_pool_initial_puts_the_starting_weights_in_the_pool(rl_model_dir, tmp_path):
+    trainer = GRPOTrainer(
+        config(
+            rl_model_dir,
+            tmp_path,
+            env="turngym/TicTacToe-v0",
+            advantage="rae",
+            steps=1,
+            groups=2,
+            group_size=1,
+            pool_size=1,
+            pool_every=100,
+            pool_prob=1.0,
+            pool_initial=True,
+        )
+    )
+    start = {k: v.clone() for k, v in trainer.model.named_parameters()}
+    assert len(trainer.pool) == 1
+    assert all(trainer.pool[0][k].equal(start[k]) for k in start)
+    episodes = trainer.collect(0)  # step 0 already plays the starting weights
+    assert all(any(not t.trainable for t in ep.turns) for ep in episodes)
+    trainer.train_step(0)
+    moved = any(not p.equal(start[k]) for k, p in trainer.model.named_parameters())
+    assert moved and all(trainer.pool[0][k].equal(start[k]) for k in start)  # frozen copy
+    with pytest.raises(ValueError, match="pool_initial must be"):
+        config(rl_model_dir, tmp_path, env="turngym/TicTacToe-v0", pool_initial=True)
+
+
 def test_lora_trains_adapters_and_saves_a_merged_model(rl_model_dir, tmp_path):
     pytest.importorskip("peft")
     trainer = GRPOTrainer(config(rl_model_dir, tmp_path, lora_rank=4, save_every=1))

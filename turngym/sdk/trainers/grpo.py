@@ -159,6 +159,8 @@ class GRPOTrainer:
         self.agent = self._agent(c.temperature, c.top_p, rollout_policy)
         self.rae = adv_fns.RAEBaseline(decay=c.rae_decay)
         self.pool: list[dict[str, torch.Tensor]] = []
+        if c.pool_initial and self.is_game:  # a resumed run's pool replaces it on load
+            self.pool = [self._snapshot()]
         self.step = 0
         self._collectors: dict[str, Any] = {}
         self._eval_agents: dict[str, Any] = {}
@@ -284,6 +286,12 @@ class GRPOTrainer:
             self._seat_names = list(game.possible_agents)
             game.close()
         return self._seat_names
+
+    def _snapshot(self) -> dict[str, Any]:
+        """The weights a pool keeps: only what training changes (the adapters, with LoRA)."""
+        return {
+            k: v.detach().cpu().clone() for k, v in self.model.named_parameters() if v.requires_grad
+        }
 
     def _pool_opponent(self, index: int) -> Any:
         from turngym.sdk.backends.hf import HFPolicy
@@ -711,13 +719,7 @@ class GRPOTrainer:
         if self.engine is not None:
             metrics["sync_s"] = round(self._sync(), 3)
         if self.is_game and self.config.pool_size and (step + 1) % self.config.pool_every == 0:
-            # Only what training changes (the adapters, with LoRA): the rest is shared.
-            snapshot = {
-                k: v.detach().cpu().clone()
-                for k, v in self.model.named_parameters()
-                if v.requires_grad
-            }
-            self.pool = [*self.pool, snapshot][-self.config.pool_size :]
+            self.pool = [*self.pool, self._snapshot()][-self.config.pool_size :]
         rewards = [sum(float(t.reward) for t in ep.turns if t.trainable) for ep in episodes]
         return {
             "step": step + 1,

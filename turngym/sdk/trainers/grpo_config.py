@@ -70,6 +70,7 @@ class GRPOConfig:
     pool_size: int = 0
     pool_every: int = 10
     pool_prob: float = 0.5
+    pool_initial: bool = False
     device: str | None = None
     dtype: str | None = None
     mixed_precision: bool = True
@@ -129,6 +130,7 @@ class GRPOConfig:
         "pool_size": "self-play: past checkpoints kept as opponents (0: pure self-play)",
         "pool_every": "self-play: add the current weights to the pool every N steps",
         "pool_prob": "self-play: share of games against a pool opponent",
+        "pool_initial": "self-play: the pool starts with the starting weights (e.g. an SFT model)",
         "mixed_precision": "bfloat16 autocast for the update on a GPU",
         "eval_every": "evaluate every N steps (0: only before and after)",
         "eval_greedy": "evaluate the greedy policy instead of the sampled one",
@@ -155,6 +157,11 @@ class GRPOConfig:
                 "in (0, 1]",
             ),
             ("pool_prob", is_number(self.pool_prob) and 0 <= self.pool_prob <= 1, "in [0, 1]"),
+            (
+                "pool_initial",
+                self.pool_initial is False or (self.pool_initial is True and self.pool_size > 0),
+                "a bool, True only with pool_size >= 1",
+            ),
             ("beta", is_number(self.beta) and self.beta >= 0, "a number >= 0"),
             ("rollout", check_rollout(self.rollout), f"one of {', '.join(ROLLOUTS)}"),
             ("data_parallel", self.data_parallel in ("ddp", "fsdp"), "ddp or fsdp"),
