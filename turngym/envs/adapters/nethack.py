@@ -312,11 +312,10 @@ class MiniHackEnv(_NLETextEnv):
             _import_minihack()
             from gymnasium.envs.registration import load_env_creator, registry
         spec = registry[_TASK_IDS[task]]
-        creator = spec.entry_point
-        if isinstance(creator, str):  # minihack registers "module:Class" strings
+        # minihack registers "module:Class" strings
+        creator: Any = spec.entry_point
+        if isinstance(creator, str):
             creator = load_env_creator(creator)
-        if creator is None:
-            raise RuntimeError(f"MiniHack registered {spec.id} without an entry point")
         native = creator(
             **spec.kwargs,
             observation_keys=_KEYS,
