@@ -185,7 +185,27 @@ class _NLETextEnv(TextEnv[int]):
             return render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
         return render_text(obs["tty_chars"], None, None)
 
+    def _forget_past_games(self) -> None:
+        """Empty the score files and saved games NetHack keeps in NLE's private folder.
+
+        NetHack lists the top-ten scores when a game ends and restores a saved game (the
+        ``save`` action) at the next start: both would carry one episode into the next.
+        """
+        vardir = getattr(getattr(self._native, "nethack", None), "_vardir", None)
+        if vardir is None:
+            return
+        for name in ("record", "logfile", "xlogfile"):
+            path = os.path.join(vardir, name)
+            if os.path.isfile(path) and os.path.getsize(path):
+                with open(path, "wb"):
+                    pass
+        save = os.path.join(vardir, "save")
+        for entry in os.scandir(save) if os.path.isdir(save) else ():
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+
     def _reset(self, options: dict[str, Any]) -> str:
+        self._forget_past_games()
         core, disp = (int(s) for s in self.np_random.integers(0, 2**63 - 1, size=2))
         self._native.seed(core, disp, reseed=False)
         obs, _ = self._native.reset()
