@@ -84,24 +84,20 @@ def action_name(action: Any) -> str:
 
 def _trim(rows: list[str]) -> list[str]:
     """Drop blank rows at both ends and the indent the rows share."""
-    while rows and not rows[0]:
-        rows = rows[1:]
-    while rows and not rows[-1]:
-        rows = rows[:-1]
-    indent = min((len(r) - len(r.lstrip(" ")) for r in rows if r), default=0)
-    return [r[indent:] for r in rows]
+    first, last = 0, len(rows)
+    while first < last and not rows[first]:
+        first += 1
+    while last > first and not rows[last - 1]:
+        last -= 1
+    rows = rows[first:last]
+    indent = min([len(r) - len(r.lstrip(" ")) for r in rows if r], default=0)
+    return [r[indent:] for r in rows] if indent else rows
 
 
 def render_text(
     tty_chars: np.ndarray, inv_letters: np.ndarray | None, inv_strs: np.ndarray | None
 ) -> str:
     """NLE's terminal and inventory arrays as the text a language agent reads.
-
-    Args:
-        tty_chars: the 24x80 terminal (``uint8``): message line, map, two status lines.
-        inv_letters: inventory letters (``uint8``, 0 after the last), or None to leave
-            the inventory out.
-        inv_strs: the inventory's descriptions, one NUL-padded row per letter.
 
     >>> import numpy as np
     >>> tty = np.full((24, 80), ord(" "), np.uint8)
@@ -113,6 +109,12 @@ def render_text(
     Status:
     HP:12
 
+    Args:
+        tty_chars: the 24x80 terminal (``uint8``): message line, map, two status lines.
+        inv_letters: inventory letters (``uint8``, 0 after the last), or None to leave
+            the inventory out.
+        inv_strs: the inventory's descriptions, one NUL-padded row per letter.
+
     """
     width = tty_chars.shape[1]
     screen = tty_chars.tobytes().decode("latin-1")
@@ -120,14 +122,27 @@ def render_text(
     message = lines[0].strip() or "(none)"
     parts = [f"Message: {message}", "Map:", *_trim(lines[1:-2]), "Status:", *_trim(lines[-2:])]
     if inv_letters is not None and inv_strs is not None:
-        items = []
-        for letter, text in zip(inv_letters.tolist(), inv_strs, strict=False):
-            if not letter:
-                break
-            name = text.tobytes().split(b"\0", 1)[0].decode("latin-1")
-            items.append(f"{chr(letter)}: {name}")
-        parts += ["Inventory:", *(items or ["(empty)"])]
+        # the letters end at the first NUL; each description is a NUL-padded row
+        letters = inv_letters.tobytes().partition(b"\0")[0].decode("latin-1")
+        size = inv_strs.shape[1]
+        rows = inv_strs[: len(letters)].tobytes().decode("latin-1")
+        parts.append("Inventory:")
+        parts += [
+            f"{letter}: {rows[k * size : (k + 1) * size].partition(chr(0))[0]}"
+            for k, letter in enumerate(letters)
+        ] or ["(empty)"]
     return "\n".join(parts)
+
+
+_STATUS_NAMES: dict[Any, str] = {}
+
+
+def _status_name(status: Any) -> str:
+    """NLE's ``StepStatus`` in lower case (``running``, ``death``, ``task_successful``)."""
+    name = _STATUS_NAMES.get(status)
+    if name is None:  # an enum's .name is a slow property: look each one up once
+        name = _STATUS_NAMES[status] = status.name.lower()
+    return name
 
 
 _PKG_RESOURCES_LOCK = threading.Lock()
@@ -214,7 +229,10 @@ class _NLETextEnv(TextEnv[int]):
         return f"{self.instruction}\nActions: {actions}.\n\n{self._text}"
 
     def _parse(self, action: str) -> int | Invalid:
-        index = match_action(action, self._index)
+        # the canonical spelling first: it skips normalising on the common path
+        index = self._index.get(action)
+        if index is None:
+            index = match_action(action, self._index)
         if index is None:
             return Invalid("not one of this game's action names (info['legal_actions'])")
         return index
@@ -229,7 +247,7 @@ class _NLETextEnv(TextEnv[int]):
             terminated=bool(done) and not truncated,
             truncated=bool(truncated),
             success=self._succeeded(status, info),
-            info={"end_status": status.name.lower()},
+            info={"end_status": _status_name(status)},
         )
 
     def _succeeded(self, status: Any, info: dict[str, Any]) -> bool:

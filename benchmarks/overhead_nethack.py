@@ -1,0 +1,153 @@
+"""NLE/MiniHack against turngym's text adapter: steps/s of random legal play, one JSON line each.
+
+``pairs(quick)`` gives ``(name, native, adapter)`` triples for ``adapter_overhead.py``:
+``native(steps, seed)`` plays the library's own env (NLE's ``NetHackScore``, a MiniHack
+task) with uniformly random actions from its action set and renders each observation
+with ``render_text``, the text a language agent needs (NLE's env returns arrays, not
+text); ``adapter(steps, seed)`` plays ``gym.make("turngym/...")`` with uniformly random
+actions from ``info["legal_actions"]``. Both reset at an episode's end with NetHack seeds
+drawn from their seed, so they play the same kind of games.
+
+Run alone, it also times the native env without rendering, so the rendering's cost
+and the adapter's own (names, info, wrappers) come apart::
+
+    python benchmarks/overhead_nethack.py [--steps 20000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import turngym  # noqa: F401  (registers the ids)
+from turngym.envs.adapters.nethack import _KEYS, render_text
+
+Play = Callable[[int, int], int]
+
+_CASES = (
+    ("nethack-v0", None),
+    ("minihack.Room-5x5-v0", "MiniHack-Room-5x5-v0"),
+    ("minihack.Zap-v0", "MiniHack-Zap-v0"),  # 85 actions and an inventory
+    ("minihack.MazeWalk-15x15-v0", "MiniHack-MazeWalk-15x15-v0"),
+)
+
+
+def _native_env(minihack_id: str | None) -> Any:
+    """The library's env, built as the adapter builds it (same keys, no files kept)."""
+    if minihack_id is None:
+        from nle import nethack
+        from nle.env.tasks import NetHackScore
+
+        return NetHackScore(
+            character="@",
+            actions=nethack.ACTIONS,
+            allow_all_yn_questions=True,
+            allow_all_modes=True,
+            observation_keys=_KEYS,
+            fix_moon_phase=True,
+        )
+    from gymnasium.envs.registration import load_env_creator
+
+    from turngym.envs.adapters.nethack import _import_minihack
+
+    _import_minihack()
+    spec = gym.spec(minihack_id)
+    assert isinstance(spec.entry_point, str)
+    creator: Any = load_env_creator(spec.entry_point)
+    return creator(**spec.kwargs, observation_keys=_KEYS, fix_moon_phase=True)
+
+
+def native(minihack_id: str | None, *, render: bool = True) -> Play:
+    """Random play of the library's own env; ``render`` adds the agent's text per step."""
+
+    def play(steps: int, seed: int) -> int:
+        rng = np.random.default_rng(seed)
+        env = _native_env(minihack_id)
+        n_actions = len(env.actions)
+        try:
+            env.seed(*(int(s) for s in rng.integers(0, 2**63 - 1, size=2)), reseed=False)
+            obs, _ = env.reset()
+            text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
+            for _ in range(steps):
+                obs, _, done, truncated, _ = env.step(int(rng.integers(n_actions)))
+                if render:
+                    text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
+                if done or truncated:
+                    env.seed(*(int(s) for s in rng.integers(0, 2**63 - 1, size=2)), reseed=False)
+                    obs, _ = env.reset()
+                    if render:
+                        text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
+            del text
+        finally:
+            env.close()
+        return steps
+
+    return play
+
+
+def adapter(env_id: str) -> Play:
+    """Random legal play of ``gym.make("turngym/<env_id>")``."""
+
+    def play(steps: int, seed: int) -> int:
+        rng = np.random.default_rng(seed)
+        env = gym.make(f"turngym/{env_id}")
+        try:
+            episode = 0
+            _, info = env.reset(seed=seed)
+            for _ in range(steps):
+                legal = info["legal_actions"]
+                _, _, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
+                if terminated or truncated:
+                    episode += 1
+                    _, info = env.reset(seed=seed + episode)
+        finally:
+            env.close()
+        return steps
+
+    return play
+
+
+def pairs(quick: bool) -> list[tuple[str, Play, Play]]:
+    """``(name, native, adapter)`` for each case; ``quick`` keeps NetHack and one MiniHack."""
+    cases = _CASES[:2] if quick else _CASES
+    return [(name, native(mh), adapter(name)) for name, mh in cases]
+
+
+def _rate(play: Play, steps: int, seed: int) -> float:
+    start = time.perf_counter()
+    done = play(steps, seed)
+    return done / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print one JSON line per case: native raw, native + text, adapter steps/s."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=20_000, help="steps per measurement")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first measurement")
+    parser.add_argument("--quick", action="store_true", help="two cases only")
+    args = parser.parse_args(argv)
+    cases = _CASES[:2] if args.quick else _CASES
+    for name, mh in cases:
+        raw = _rate(native(mh, render=False), args.steps, args.seed)
+        text = _rate(native(mh), args.steps, args.seed)
+        ours = _rate(adapter(name), args.steps, args.seed)
+        row = {
+            "env": f"turngym/{name}",
+            "steps": args.steps,
+            "native_raw_steps_per_s": round(raw),
+            "native_text_steps_per_s": round(text),
+            "adapter_steps_per_s": round(ours),
+            "render_cost_pct": round(100 * (raw / text - 1), 1),
+            "adapter_overhead_pct": round(100 * (text / ours - 1), 1),
+        }
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
