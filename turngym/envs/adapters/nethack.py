@@ -1,8 +1,8 @@
 """NetHack (NLE) and MiniHack as text envs: ``turngym/nethack-v0``, ``turngym/minihack.<task>-v0``.
 
 What a language agent sees is what BALROG's NetHack/MiniHack wrapper gives it, written
-here from NLE's own arrays: the message line, the map (the terminal's rows, trimmed), the
-two bottom status lines and the inventory. Actions are NetHack's action names from
+here from NLE's own arrays: the message line, the map (the terminal's rows without
+trailing blanks), the two bottom status lines and the inventory. Actions are NetHack's action names from
 ``nle.nethack.actions`` (``"north"``, ``"far east"``, ``"search"``, ``"pickup"``,
 ``"esc"``...), one per entry of the native env's action set, in its order; the legal
 actions are that whole set. Rewards, termination and the game are the native env's own.
@@ -83,15 +83,16 @@ def action_name(action: Any) -> str:
 
 
 def _trim(rows: list[str]) -> list[str]:
-    """Drop blank rows at both ends and the indent the rows share."""
-    first, last = 0, len(rows)
-    while first < last and not rows[first]:
-        first += 1
-    while last > first and not rows[last - 1]:
+    """Drop the blank rows at the end; the rest keep their place, so does every column.
+
+    Rows and columns stay where the terminal has them, so that a square keeps its
+    coordinates from one turn to the next (trimming the top or the indent would shift
+    the whole map whenever a new part of the level comes into view).
+    """
+    last = len(rows)
+    while last and not rows[last - 1]:
         last -= 1
-    rows = rows[first:last]
-    indent = min([len(r) - len(r.lstrip(" ")) for r in rows if r], default=0)
-    return [r[indent:] for r in rows] if indent else rows
+    return rows[:last]
 
 
 def render_text(
@@ -102,11 +103,16 @@ def render_text(
     >>> import numpy as np
     >>> tty = np.full((24, 80), ord(" "), np.uint8)
     >>> tty[0, :5] = list(b"Hello"); tty[5, 30:33] = list(b"@.>"); tty[23, :5] = list(b"HP:12")
-    >>> print(render_text(tty, None, None))
+    >>> print(render_text(tty, None, None).replace(" " * 30, "<30 spaces>"))
     Message: Hello
     Map:
-    @.>
+    <BLANKLINE>
+    <BLANKLINE>
+    <BLANKLINE>
+    <BLANKLINE>
+    <30 spaces>@.>
     Status:
+    <BLANKLINE>
     HP:12
 
     Args:
