@@ -2,8 +2,8 @@
 
 What a language agent sees is what BALROG's NetHack/MiniHack wrapper gives it, written
 here from NLE's own arrays: the message line, the map (the terminal's rows without
-trailing blanks), the two bottom status lines and the inventory. Actions are NetHack's action names from
-``nle.nethack.actions`` (``"north"``, ``"far east"``, ``"search"``, ``"pickup"``,
+trailing blanks), the two bottom status lines and the inventory. Actions are NetHack's
+action names from ``nle.nethack.actions`` (``"north"``, ``"far east"``, ``"search"``, ``"pickup"``,
 ``"esc"``...), one per entry of the native env's action set, in its order; the legal
 actions are that whole set. Rewards, termination and the game are the native env's own.
 
