@@ -207,10 +207,11 @@ class _NLETextEnv(TextEnv[int]):
         return render_text(obs["tty_chars"], None, None)
 
     def _forget_past_games(self) -> None:
-        """Empty the score files and saved games NetHack keeps in NLE's private folder.
+        """Empty the score and log files NetHack keeps in NLE's private folder.
 
-        NetHack lists the top-ten scores when a game ends and restores a saved game (the
-        ``save`` action) at the next start: both would carry one episode into the next.
+        NetHack lists the top-ten scores of that folder when a game ends, so a reused env
+        would show the games it played before. Saved games would be restored at the next
+        start; NLE turns saving off, and the folder is emptied all the same.
         """
         vardir = getattr(getattr(self._native, "nethack", None), "_vardir", None)
         if vardir is None:
@@ -260,7 +261,7 @@ class _NLETextEnv(TextEnv[int]):
         raise NotImplementedError
 
     def _legal_actions(self) -> list[str]:
-        return self._legal
+        return list(self._legal)  # a copy: the caller may edit the list it gets
 
     def _render(self) -> str:
         return self._text
