@@ -5,8 +5,9 @@
 task) with uniformly random actions from its action set and renders each observation
 with ``render_text``, the text a language agent needs (NLE's env returns arrays, not
 text); ``adapter(steps, seed)`` plays ``gym.make("turngym/...")`` with uniformly random
-actions from ``info["legal_actions"]``. Both reset at an episode's end with NetHack seeds
-drawn from their seed, so they play the same kind of games.
+actions from ``info["legal_actions"]``. Both draw the same action indices and the same
+NetHack seeds at each reset, so they play the very same games (the adapter's legal
+actions are the native action set, in its order).
 
 Run alone, it also times the native env without rendering, so the rendering's cost
 and the adapter's own (names, info, wrappers) come apart::
@@ -49,6 +50,7 @@ def _native_env(minihack_id: str | None) -> Any:
             actions=nethack.ACTIONS,
             allow_all_yn_questions=True,
             allow_all_modes=True,
+            penalty_step=0.0,
             observation_keys=_KEYS,
             fix_moon_phase=True,
         )
@@ -63,15 +65,26 @@ def _native_env(minihack_id: str | None) -> Any:
     return creator(**spec.kwargs, observation_keys=_KEYS, fix_moon_phase=True)
 
 
+def _reseed(env: Any, seed: int) -> None:
+    """NetHack's seeds for a reset from ``seed``, drawn as the adapter draws them."""
+    core, disp = (int(s) for s in np.random.default_rng(seed).integers(0, 2**63 - 1, size=2))
+    env.seed(core, disp, reseed=False)
+
+
 def native(minihack_id: str | None, *, render: bool = True) -> Play:
-    """Random play of the library's own env; ``render`` adds the agent's text per step."""
+    """Random play of the library's own env; ``render`` adds the agent's text per step.
+
+    Its games are the adapter's: the same NetHack seeds at each reset (``seed``, then
+    ``seed + 1``...) and the same action indices, so both sides play the same steps.
+    """
 
     def play(steps: int, seed: int) -> int:
         rng = np.random.default_rng(seed)
         env = _native_env(minihack_id)
         n_actions = len(env.actions)
         try:
-            env.seed(*(int(s) for s in rng.integers(0, 2**63 - 1, size=2)), reseed=False)
+            episode = 0
+            _reseed(env, seed)
             obs, _ = env.reset()
             text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
             for _ in range(steps):
@@ -79,7 +92,8 @@ def native(minihack_id: str | None, *, render: bool = True) -> Play:
                 if render:
                     text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
                 if done or truncated:
-                    env.seed(*(int(s) for s in rng.integers(0, 2**63 - 1, size=2)), reseed=False)
+                    episode += 1
+                    _reseed(env, seed + episode)
                     obs, _ = env.reset()
                     if render:
                         text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])

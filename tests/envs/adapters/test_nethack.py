@@ -113,6 +113,9 @@ def test_nethack_observation_and_action_names() -> None:
         assert info["invalid_action"] and "legal_actions" in obs and reward == 0.0
         obs, *_, info = env.step(" SEARCH ")
         assert not info["invalid_action"] and obs == env.render()
+        # the Challenge's reward: a look at the inventory (no game time) costs nothing
+        obs, reward, *_ = env.step("inventory")
+        assert reward == 0.0 and "Weapons" in obs
     finally:
         env.close()
 

@@ -280,8 +280,8 @@ class NetHackEnv(_NLETextEnv):
     NLE's ``NetHackChallenge`` refuses seeds, so this is ``NetHackScore`` set up the
     way the Challenge (and BALROG) play it: a random character (``"@"``, drawn by the
     seeded game), the full keyboard of 121 actions, and menus, prompts and ``--More--``
-    left to the agent. The reward is the change of the in-game score; ``success`` is an
-    ascension.
+    left to the agent. The reward is the change of the in-game score (the Challenge's: no
+    penalty for steps that do not advance the game's clock); ``success`` is an ascension.
 
     Args:
         character: NLE's character string, e.g. ``"mon-hum-neu-mal"``, or ``"@"`` (random).
@@ -316,6 +316,7 @@ class NetHackEnv(_NLETextEnv):
             actions=nethack.ACTIONS,
             allow_all_yn_questions=True,
             allow_all_modes=True,
+            penalty_step=0.0,  # the Challenge's reward: the score's change, no time penalty
             max_episode_steps=max_episode_steps,
             observation_keys=_KEYS,
             save_ttyrec_every=0,
