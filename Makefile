@@ -8,11 +8,14 @@ TORCH  ?= torch==2.13.0
 
 .PHONY: demo tour test lint bench system-deps clean
 
+# nle and minihack (turngym[nethack]) go in without their dependencies: nle pins
+# gymnasium==1.2.0, which the web extra's miniwob refuses; both run on the newer one.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet '$(TORCH)'
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps 'nle>=1.3' 'minihack>=1.0'
 	touch $(STAMP)
 
 ## demo: train a tiny model with GRPO on FrozenLake-text (~2 min on 2 cores), then evaluate it and print the `turngym view` command

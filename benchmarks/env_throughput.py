@@ -445,6 +445,8 @@ def run_one(
 
 
 MINIWOB_SAMPLE = "miniwob.click-test-v0"
+# The 122 MiniHack rows share one env class too; benchmarks/overhead_nethack.py times more.
+MINIHACK_SAMPLE = "minihack.Room-5x5-v0"
 
 
 def _wanted(filters: set[str] | None, *names: str) -> bool:
@@ -469,6 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The 108 MiniWoB rows share one env class: click-test stands for them unless
         # --envs names others (benchmarks/web_throughput.py measures the browser layer).
         if filters is None and e.name.startswith("miniwob.") and e.name != MINIWOB_SAMPLE:
+            continue
+        if filters is None and e.name.startswith("minihack.") and e.name != MINIHACK_SAMPLE:
             continue
         if _wanted(filters, logical_name(e), e.name, e.id):
             note = "uniform over info['legal_actions']" if e.finite_actions else _TEXT_NOTE

@@ -19,7 +19,12 @@ _NO_BROWSER = not system_deps.chromium_found() and not system_deps.REQUIRED
 _NO_X11 = not system_deps.x11_found() and not system_deps.REQUIRED
 # The MiniWoB rows share one class (tests/envs/web/test_miniwob.py opens every task), and
 # so do the desktop task rows (tests/envs/gui/test_tasks.py): one stands for each here.
-_SAMPLES = {"miniwob.": "turngym/miniwob.click-test-v0", "gui.": "turngym/gui.notes-create-v0"}
+_SAMPLES = {
+    "miniwob.": "turngym/miniwob.click-test-v0",
+    "gui.": "turngym/gui.notes-create-v0",
+    # tests/envs/adapters/test_nethack.py resets every MiniHack task
+    "minihack.": "turngym/minihack.Room-5x5-v0",
+}
 _ROWS = [
     e
     for e in ENVS
@@ -29,19 +34,26 @@ _ROWS = [
 
 def _missing(row) -> bool:
     """Whether the row's system package is missing here (its tests skip)."""
-    return (row.family == "web" and _NO_BROWSER) or (row.family == "gui" and _NO_X11)
+    return (
+        (row.family == "web" and _NO_BROWSER)
+        or (row.family == "gui" and _NO_X11)
+        # an adapter's library is an extra of its own (tests/envs/adapters/ skip without it)
+        or (row.suite is not None and row.unavailable() is not None)
+    )
 
 
 # CamelCase names, maybe in hyphenated parts (SWE-Lite), or miniwob.<task> / gui.<task>;
 # then -vN.
 _ID = r"turngym/([A-Z][A-Za-z0-9]+(-[A-Z][A-Za-z0-9]+)*|(miniwob|gui)\.[a-z0-9-]+)-v\d+"
+# Adapters over other libraries: the suite in lower case, then maybe .<the library's name>.
+_ADAPTER_ID = r"turngym/[a-z_]+(\.[A-Za-z0-9_.+-]+)?-v\d+"
 
 
 def test_ids_are_namespaced_versioned_and_unique():
     ids = [e.id for e in ENVS]
     assert len(ids) == len(set(ids))
     for e in ENVS:
-        assert re.fullmatch(_ID, e.id), e.id
+        assert re.fullmatch(_ADAPTER_ID if e.suite else _ID, e.id), e.id
         assert e.max_episode_steps is not None and e.max_episode_steps > 0
         assert e.description
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from turngym.envs.adapters.nethack_tasks import MINIHACK_TASKS, minihack_task
 from turngym.envs.gui.tasks import TASKS as GUI_TASKS
 from turngym.envs.web.miniwob_tasks import (
     MINIWOB_ORACLES,
@@ -600,7 +601,34 @@ CRAFTER: tuple[EnvEntry, ...] = ()
 ENVS = ENVS + CRAFTER
 
 # NetHack (NLE) and MiniHack, rendered as text (turngym[nethack])
-NETHACK: tuple[EnvEntry, ...] = ()
+NETHACK: tuple[EnvEntry, ...] = (
+    _e(
+        "nethack-v0",
+        "turngym.envs.adapters.nethack:NetHackEnv",
+        "text",
+        10_000,  # NLE's own limit (5,000 game steps) ends it first; this counts invalid turns
+        finite_actions=True,
+        stochastic=True,
+        description="NetHack 3.6 (NLE, NetHackScore as the Challenge plays it) as text",
+        extra="nethack",
+        suite="nethack",
+    ),
+    *(
+        _e(
+            f"minihack.{minihack_task(task)}-v0",
+            "turngym.envs.adapters.nethack:MiniHackEnv",
+            "text",
+            10_000,  # MiniHack's own limit per task (50 to 5,000 steps) ends it first
+            finite_actions=True,
+            stochastic=True,
+            kwargs=MappingProxyType({"task": minihack_task(task)}),
+            description=f"MiniHack's {task} as text: message, map, status, inventory",
+            extra="nethack",
+            suite="nethack",
+        )
+        for task in MINIHACK_TASKS
+    ),
+)
 ENVS = ENVS + NETHACK
 
 # TextWorld games generated from the seed (turngym[textworld])

@@ -13,8 +13,11 @@ RATES = ("episodes_per_s", "steps_per_s", "env_steps_per_s", "mean_episode_len")
 
 def test_turngym_rows_are_measured_with_positive_rates() -> None:
     lines = run_benchmark("env_throughput.py", "--episodes", "3", "--no-peers", "--seed", "5")
-    sample = "turngym/miniwob.click-test-v0"  # stands for the MiniWoB family by default
-    expected = [e.id for e in ENVS if not e.name.startswith("miniwob.") or e.id == sample]
+    # one row stands for the MiniWoB family by default, and one for MiniHack's
+    samples = {"turngym/miniwob.click-test-v0", "turngym/minihack.Room-5x5-v0"}
+    expected = [
+        e.id for e in ENVS if not e.name.startswith(("miniwob.", "minihack.")) or e.id in samples
+    ]
     assert [line["id"] for line in lines] == expected
     for line in lines:
         assert line["bench"] == "env_throughput"

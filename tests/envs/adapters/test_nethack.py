@@ -1,0 +1,216 @@
+"""NetHack (NLE) and MiniHack as turngym text envs: registration, text, seeds, resources."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import turngym  # noqa: F401  (registers the ids)
+from tests.sampling import sample_ids
+from turngym.envs.adapters.nethack_tasks import MINIHACK_LEFT_OUT, MINIHACK_TASKS, minihack_task
+from turngym.registry import select
+from turngym.testing import check_text_env
+
+pytest.importorskip("nle", reason="needs turngym[nethack] (nle)")
+if sys.platform != "linux":  # pragma: no cover - NLE builds for Linux and macOS only
+    pytest.skip("the resource checks read /proc", allow_module_level=True)
+
+MINIHACK_IDS = [f"turngym/minihack.{minihack_task(t)}-v0" for t in MINIHACK_TASKS]
+
+
+def _minihack() -> None:
+    # not importorskip: importing minihack by hand fails without pkg_resources
+    if importlib.util.find_spec("minihack") is None:
+        pytest.skip("needs turngym[nethack] (minihack)")
+
+
+def _play(env_id: str, seed: int, actions: list[str]) -> list[str]:
+    env = gym.make(env_id)
+    try:
+        obs, _ = env.reset(seed=seed)
+        seen = [obs]
+        for action in actions:
+            obs, reward, terminated, truncated, _ = env.step(action)
+            seen.append(f"{obs}|{reward}|{terminated}|{truncated}")
+            if terminated or truncated:
+                break
+    finally:
+        env.close()
+    return seen
+
+
+def test_every_row_is_in_the_nethack_suite() -> None:
+    rows = select(families=["nethack"])
+    assert [r.id for r in rows] == ["turngym/nethack-v0", *MINIHACK_IDS]
+    assert all(r.extra == "nethack" and r.finite_actions for r in rows)
+
+
+def test_the_static_task_list_is_what_minihack_registers() -> None:
+    _minihack()
+    from turngym.envs.adapters.nethack import _import_minihack
+
+    _import_minihack()
+    registered = {k.removeprefix("MiniHack-") for k in gym.registry if k.startswith("MiniHack-")}
+    left_out = {t for t in registered if t.startswith(tuple(MINIHACK_LEFT_OUT))}
+    assert set(MINIHACK_TASKS) == registered - left_out
+    assert left_out, "the left-out groups no longer match any MiniHack id"
+
+
+def test_every_minihack_id_resets_and_steps() -> None:
+    _minihack()
+    failed = []
+    for env_id in MINIHACK_IDS:
+        env = gym.make(env_id)
+        try:
+            _, info = env.reset(seed=1)
+            legal = info["legal_actions"]
+            for k in range(3):
+                *_, terminated, truncated, info = env.step(legal[k % len(legal)])
+                if info["invalid_action"] or terminated or truncated:
+                    break
+        except Exception as error:  # collect them all, then fail once
+            failed.append(f"{env_id}: {error!r}")
+        finally:
+            env.close()
+    assert not failed, failed
+
+
+# WoD-Medium-Restricted always: its monster kills the hero within a few random moves, and
+# NetHack then lists the top-ten scores, where a reused env once showed its past games.
+_ALWAYS = ["turngym/minihack.WoD-Medium-Restricted-v0"]
+
+
+@pytest.mark.parametrize(
+    "env_id", ["turngym/nethack-v0", *sample_ids(MINIHACK_IDS, 3, always=_ALWAYS)]
+)
+def test_conformance(env_id: str) -> None:
+    if env_id != "turngym/nethack-v0":
+        _minihack()
+    check_text_env(env_id, reset_episodes=8)
+
+
+def test_nethack_observation_and_action_names() -> None:
+    from nle import nethack
+
+    env = gym.make("turngym/nethack-v0", render_mode="ansi")
+    try:
+        obs, info = env.reset(seed=3)
+        assert len(info["legal_actions"]) == len(nethack.ACTIONS) == 121
+        assert {"north", "far east", "search", "pickup", "esc", "more"} <= set(
+            info["legal_actions"]
+        )
+        for part in ("Message: ", "\nMap:\n", "\nStatus:\n", "\nInventory:\n", "Dlvl:1"):
+            assert part in obs
+        assert "@" in obs.split("\nMap:\n", 1)[1]
+        obs, reward, *_, info = env.step("Fly Up")
+        assert info["invalid_action"] and "legal_actions" in obs and reward == 0.0
+        obs, *_, info = env.step(" SEARCH ")
+        assert not info["invalid_action"] and obs == env.render()
+        # the Challenge's reward: a look at the inventory (no game time) costs nothing
+        obs, reward, *_ = env.step("inventory")
+        assert reward == 0.0 and "Weapons" in obs
+    finally:
+        env.close()
+
+
+def test_one_seed_replays_one_game_and_seeds_differ() -> None:
+    moves = ["search", "north", "east", "far south", "west", "esc", "pickup", "more"] * 12
+    first = _play("turngym/nethack-v0", 11, moves)
+    assert _play("turngym/nethack-v0", 11, moves) == first
+    assert _play("turngym/nethack-v0", 12, moves)[0] != first[0]
+
+
+def test_a_minihack_episode_ends_with_success_and_the_task_reward() -> None:
+    """Walk to the stairs of the lit 5x5 room by reading '@' and '>' off the map."""
+    _minihack()
+    env = gym.make("turngym/minihack.Room-5x5-v0")
+    try:
+        obs, info = env.reset(seed=5)
+        assert "Reach the staircase down" in obs and info["legal_actions"][0] == "north"
+        total, done = 0.0, False
+        for _ in range(20):
+            rows = obs.split("\nMap:\n", 1)[1].split("\nStatus:\n", 1)[0].splitlines()
+            at = next((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "@")
+            to = next((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == ">")
+            dr, dc = (to[0] > at[0]) - (to[0] < at[0]), (to[1] > at[1]) - (to[1] < at[1])
+            move = {-1: "north", 0: "", 1: "south"}[dr] + {-1: "west", 0: "", 1: "east"}[dc]
+            obs, reward, done, truncated, info = env.step(move)
+            total += reward
+            if done or truncated:
+                break
+        assert done and info["success"] and info["end_status"] == "task_successful"
+        assert total > 0.9  # MiniHack's reward of 1 for the stairs, less its small step costs
+    finally:
+        env.close()
+
+
+def test_bad_arguments_are_one_line_value_errors() -> None:
+    from turngym.envs.adapters.nethack import MiniHackEnv, NetHackEnv
+
+    with pytest.raises(ValueError, match="task must be one of"):
+        MiniHackEnv(task="Room-6x6")
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        NetHackEnv(max_episode_steps=0)
+
+
+def _children() -> list[int]:
+    me = str(os.getpid())
+    kids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[1] == me:
+            kids.append(int(pid))
+    return kids
+
+
+def test_no_files_outside_a_temp_folder_and_no_leaks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NLE keeps no ttyrec/xlogfile; its temp folder, fds and children go with close()."""
+    _minihack()
+    work, temp = tmp_path / "cwd", tmp_path / "tmp"
+    work.mkdir()
+    temp.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    fds, kids = len(os.listdir("/proc/self/fd")), _children()
+    for env_id in ("turngym/nethack-v0", "turngym/minihack.Room-Monster-5x5-v0"):
+        for _ in range(3):
+            env = gym.make(env_id)
+            for seed in range(10):
+                _, info = env.reset(seed=seed)
+                env.step(info["legal_actions"][seed % 4])
+            assert list(temp.iterdir()), "NLE's working folder should be in the temp dir"
+            env.close()
+    assert list(work.iterdir()) == []  # no nle_data/, ttyrec or log beside the user's files
+    assert list(temp.iterdir()) == []
+    assert len(os.listdir("/proc/self/fd")) <= fds
+    assert _children() == kids
+
+
+def test_registration_imports_neither_library_and_the_lent_module_is_removed() -> None:
+    _minihack()
+    code = (
+        "import importlib.util, sys, gymnasium as gym, turngym\n"
+        "print('nle' in sys.modules, 'minihack' in sys.modules)\n"
+        "absent = importlib.util.find_spec('pkg_resources') is None\n"
+        "env = gym.make('turngym/minihack.Eat-Fixed-v0'); env.reset(seed=0); env.close()\n"
+        "print(absent, 'pkg_resources' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split("\n")
+    assert out[0] == "False False"
+    absent, present = out[1].split()
+    if absent == "True":  # setuptools >= 81: the lent module must be gone again
+        assert present == "False"
