@@ -18,8 +18,13 @@ from turngym.registry import ENVS, entry, load
 _NO_BROWSER = not system_deps.chromium_found() and not system_deps.REQUIRED
 _NO_X11 = not system_deps.x11_found() and not system_deps.REQUIRED
 # The MiniWoB rows share one class (tests/envs/web/test_miniwob.py opens every task), and
-# so do the desktop task rows (tests/envs/gui/test_tasks.py): one stands for each here.
-_SAMPLES = {"miniwob.": "turngym/miniwob.click-test-v0", "gui.": "turngym/gui.notes-create-v0"}
+# so do the desktop task rows (tests/envs/gui/test_tasks.py) and the BabyAI levels
+# (tests/envs/adapters/test_babyai.py): one stands for each here.
+_SAMPLES = {
+    "miniwob.": "turngym/miniwob.click-test-v0",
+    "gui.": "turngym/gui.notes-create-v0",
+    "babyai.": "turngym/babyai.GoToRedBall-v0",
+}
 _ROWS = [
     e
     for e in ENVS
@@ -34,7 +39,10 @@ def _missing(row) -> bool:
 
 # CamelCase names, maybe in hyphenated parts (SWE-Lite), or miniwob.<task> / gui.<task>;
 # then -vN.
-_ID = r"turngym/([A-Z][A-Za-z0-9]+(-[A-Z][A-Za-z0-9]+)*|(miniwob|gui)\.[a-z0-9-]+)-v\d+"
+_ID = (
+    r"turngym/([A-Z][A-Za-z0-9]+(-[A-Z][A-Za-z0-9]+)*|(miniwob|gui)\.[a-z0-9-]+"
+    r"|babyai\.[A-Z][A-Za-z0-9]+|crafter)-v\d+"  # the adapters keep their library's names
+)
 
 
 def test_ids_are_namespaced_versioned_and_unique():

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from turngym.envs.adapters.babyai_levels import LEVELS as BABYAI_LEVELS
 from turngym.envs.gui.tasks import TASKS as GUI_TASKS
 from turngym.envs.web.miniwob_tasks import (
     MINIWOB_ORACLES,
@@ -566,7 +567,22 @@ OPENSPIEL: tuple[EnvEntry, ...] = ()
 ENVS = ENVS + OPENSPIEL
 
 # minigrid's BabyAI levels, rendered as text (turngym[babyai])
-BABYAI: tuple[EnvEntry, ...] = ()
+BABYAI: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"babyai.{level}-v0",
+        "turngym.envs.adapters.babyai:BabyAIEnv",
+        "text",
+        2 * native_steps,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.babyai_bot:BabyAIBotExpert",
+        kwargs=MappingProxyType({"level": level}),
+        description=f"minigrid's BabyAI-{level}-v{version} as text (BALROG style)",
+        extra="babyai",
+        suite="babyai",
+    )
+    for level, version, native_steps in BABYAI_LEVELS
+)
 ENVS = ENVS + BABYAI
 
 # Crafter, rendered as text (turngym[crafter])
