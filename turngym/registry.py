@@ -586,7 +586,19 @@ BABYAI: tuple[EnvEntry, ...] = tuple(
 ENVS = ENVS + BABYAI
 
 # Crafter, rendered as text (turngym[crafter])
-CRAFTER: tuple[EnvEntry, ...] = ()
+CRAFTER: tuple[EnvEntry, ...] = (
+    _e(
+        "crafter-v0",
+        "turngym.envs.adapters.crafter:CrafterEnv",
+        "text",
+        10_000,
+        finite_actions=True,
+        stochastic=True,
+        description="Crafter as text (BALROG style): survive, craft, 22 achievements",
+        extra="crafter",
+        suite="crafter",
+    ),
+)
 ENVS = ENVS + CRAFTER
 
 # NetHack (NLE) and MiniHack, rendered as text (turngym[nethack])

@@ -197,3 +197,14 @@ def test_bot_gives_up_with_done_instead_of_raising():
     env.reset(seed=1)
     expert.act(obs, info)
     assert not expert.gave_up  # a new episode gets a new bot
+
+
+def test_a_bot_that_loops_forever_gives_up_instead_of_hanging():
+    # On GoToImpUnlock seed 6 minigrid's bot replans between two subgoals forever.
+    env = gym.make("turngym/babyai.GoToImpUnlock-v0")
+    expert = BabyAIBotExpert(env)
+    obs, info = env.reset(seed=6)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        obs, _, terminated, truncated, info = env.step(expert.act(obs, info))
+    assert expert.gave_up and truncated and not info["success"]
