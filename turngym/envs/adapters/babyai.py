@@ -13,6 +13,7 @@ seed from the env's own RNG, so a seeded sequence of resets replays.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from turngym.core import Invalid, Outcome, TextEnv, match_action
@@ -34,7 +35,10 @@ ACTIONS: tuple[str, ...] = (
 
 _ALIASES = {"left": 0, "right": 1, "forward": 2, "pickup": 3, "pick": 3}
 _VERSIONS = {level: version for level, version, _ in LEVELS}
-_DOOR_STATES = ("open", "closed", "locked")  # minigrid's door encoding: 0, 1, 2
+_DOOR_STATES = ("open", "closed", "locked")
+_NOT_LISTED = frozenset(
+    {"unseen", "empty", "floor", "wall", "agent"}
+)  # minigrid's door encoding: 0, 1, 2
 _SEED_RANGE = 2**31 - 1
 
 _HELP = (
@@ -58,6 +62,12 @@ def _where(right: int, forward: int) -> str:
     return " and ".join(parts)
 
 
+@functools.lru_cache(maxsize=4)
+def _listed(objects: tuple[str, ...]) -> frozenset[int]:
+    """The object indices ``describe_view`` names one by one."""
+    return frozenset(i for i, kind in enumerate(objects) if kind not in _NOT_LISTED)
+
+
 def describe_view(
     image: Any, objects: tuple[str, ...], colors: tuple[str, ...], carrying: str | None
 ) -> list[str]:
@@ -74,30 +84,34 @@ def describe_view(
         One sentence per thing seen: objects first (nearest first), then walls.
 
     """
-    view = image.shape[0]
+    cells = image.tolist()  # [x][y] -> [object, colour, state]; plain ints are fastest here
+    view = len(cells)
     mid, back = view // 2, view - 1
-    found: list[tuple[int, str]] = []
+    wall = objects.index("wall")
+    # Only the walls in line with the agent, the nearest one each way (as BALROG).
     walls: dict[str, int] = {}
-    for x in range(view):
-        for y in range(view):
-            kind = objects[int(image[x, y, 0])]
-            if kind in ("unseen", "empty", "floor", "agent") or (x, y) == (mid, back):
+    for way, line in (
+        ("forward", [cells[mid][y][0] for y in range(back - 1, -1, -1)]),
+        ("left", [cells[x][back][0] for x in range(mid - 1, -1, -1)]),
+        ("right", [cells[x][back][0] for x in range(mid + 1, view)]),
+    ):
+        if wall in line:
+            walls[way] = line.index(wall) + 1
+    listed = _listed(objects)
+    found: list[tuple[int, str]] = []
+    for x, column in enumerate(cells):
+        for y, (index, color_index, state) in enumerate(column):
+            if index not in listed or (x == mid and y == back):  # own cell: what it carries
                 continue
-            right, forward = x - mid, back - y
-            if kind == "wall":
-                # Only walls in line with the agent, the nearest one each way (as BALROG).
-                way = "forward" if right == 0 else ("left" if right < 0 else "right")
-                if (right == 0 or forward == 0) and abs(right) + forward < walls.get(way, view):
-                    walls[way] = abs(right) + forward
-                continue
-            color = colors[int(image[x, y, 1])]
+            kind, color = objects[index], colors[color_index]
             if kind == "door":
-                name = f"{_DOOR_STATES[int(image[x, y, 2])]} {color} door"
+                name = f"{_DOOR_STATES[state]} {color} door"
             elif kind in ("goal", "lava"):
                 name = kind
             else:
                 name = f"{color} {kind}"
             article = "an" if name[0] in "aeiou" else "a"
+            right, forward = x - mid, back - y
             found.append((abs(right) + forward, f"{article} {name} {_where(right, forward)}"))
     lines = [f"You see {text}." for _, text in sorted(found)]
     lines += [
