@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from turngym.envs.adapters.babyai_levels import BOT_FAILS as BABYAI_BOT_FAILS
 from turngym.envs.adapters.babyai_levels import LEVELS as BABYAI_LEVELS
 from turngym.envs.gui.tasks import TASKS as GUI_TASKS
 from turngym.envs.web.miniwob_tasks import (
@@ -567,6 +568,7 @@ OPENSPIEL: tuple[EnvEntry, ...] = ()
 ENVS = ENVS + OPENSPIEL
 
 # minigrid's BabyAI levels, rendered as text (turngym[babyai])
+_BABYAI_BOT = "turngym.agents.experts.babyai_bot:BabyAIBotExpert"  # where it solves >= 95%
 BABYAI: tuple[EnvEntry, ...] = tuple(
     _e(
         f"babyai.{level}-v0",
@@ -575,7 +577,7 @@ BABYAI: tuple[EnvEntry, ...] = tuple(
         2 * native_steps,
         finite_actions=True,
         stochastic=False,
-        expert="turngym.agents.experts.babyai_bot:BabyAIBotExpert",
+        expert=None if level in BABYAI_BOT_FAILS else _BABYAI_BOT,
         kwargs=MappingProxyType({"level": level}),
         description=f"minigrid's BabyAI-{level}-v{version} as text (BALROG style)",
         extra="babyai",

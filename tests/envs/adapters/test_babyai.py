@@ -16,8 +16,8 @@ import turngym  # noqa: F401
 from tests.sampling import sample_ids
 from turngym.agents.experts.babyai_bot import BabyAIBotExpert
 from turngym.envs.adapters.babyai import ACTIONS, BabyAIEnv, describe_view
-from turngym.envs.adapters.babyai_levels import LEVELS
-from turngym.registry import select
+from turngym.envs.adapters.babyai_levels import BOT_FAILS, LEVELS
+from turngym.registry import entry, select
 from turngym.testing import check_text_env
 
 IDS = [e.id for e in select(families=["babyai"])]
@@ -53,6 +53,19 @@ def test_levels_match_what_minigrid_registers():
     assert {(level, version) for level, version, _ in LEVELS} == registered
     assert [f"turngym/babyai.{level}-v0" for level, _, _ in LEVELS] == IDS
     assert all(e.extra == "babyai" and e.suite == "babyai" for e in select(families=["babyai"]))
+
+
+def test_the_bot_is_the_expert_where_it_reaches_the_target():
+    import json
+    from pathlib import Path
+
+    measured = Path(__file__).parents[3] / "benchmarks/results/babyai_bot.jsonl"
+    rates = {r["level"]: r["success_rate"] for r in map(json.loads, measured.open())}
+    assert set(rates) == {level for level, _, _ in LEVELS}
+    assert {level for level, rate in rates.items() if rate < 0.95} == BOT_FAILS
+    for level, _, _ in LEVELS:
+        has_expert = entry(f"babyai.{level}-v0").expert is not None
+        assert has_expert == (level not in BOT_FAILS)
 
 
 def test_registration_imports_no_minigrid():
