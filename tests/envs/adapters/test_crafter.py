@@ -70,7 +70,7 @@ def test_conformance():
 
 def test_a_seed_replays_the_default_world_in_a_reused_env():
     # Crafter despawns a creature by indexing a set (memory-address order) with its
-    # seeded RNG; without the adapter's ordering this replay diverged at step 30.
+    # seeded RNG; without the adapter's ordering this replay failed.
     reused = gym.make(ID)
     play(reused, 5, 0)
     fresh = gym.make(ID)
