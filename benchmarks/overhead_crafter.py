@@ -4,7 +4,8 @@
 ``benchmarks/adapter_overhead.py``: each callable plays ``steps`` steps of uniformly
 random legal play from ``seed`` (resetting at episode end) and returns the steps done.
 
-- native: ``crafter.Env(seed=seed)``, a random action number out of the 17. Crafter has
+- native: ``crafter.Env(seed=seed)``, a random action number out of the 17, episode k in
+  the world ``crafter.Env(seed=seed + k)`` starts (as the adapter's resets). Crafter has
   no text rendering of its own (its observation is a 64x64 image, which it draws on
   every step), so the adapter's overhead is the text rendering plus the string
   handling, against a text-free env.
@@ -36,17 +37,23 @@ _AREAS = ((64, 64), (32, 32))
 
 
 def native(area: tuple[int, int]) -> Callable[[int, int], int]:
-    """Random play on ``crafter.Env(area=area, seed=seed)``, reset in place at episode end."""
+    """Random play on ``crafter.Env(area=area, seed=seed)``; episode k plays seed + k."""
 
     def play(steps: int, seed: int) -> int:
         import crafter
 
         env = crafter.Env(area=area, seed=seed)
-        rng = random.Random(seed)
+        rng = random.Random(seed)  # the adapter's random.choice of 17 draws the same numbers
+        episode = 0
         env.reset()
         for _ in range(steps):
             _, _, done, _ = env.step(rng.randrange(17))
             if done:
+                # The world crafter.Env(seed=seed + episode) starts, as the adapter's
+                # reset(seed=seed + episode) plays, so both sides play the same worlds
+                # (a new Env would reload its textures, which the adapter does not).
+                episode += 1
+                env._seed, env._episode = seed + episode, 0
                 env.reset()
         return steps
 

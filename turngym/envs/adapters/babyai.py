@@ -52,6 +52,7 @@ def _steps(n: int, way: str) -> str:
     return f"{n} step{'s' if n != 1 else ''} {way}"
 
 
+@functools.lru_cache(maxsize=256)
 def _where(right: int, forward: int) -> str:
     """Where a cell lies from the agent: ``right`` columns to its right, ``forward`` ahead."""
     parts = []
