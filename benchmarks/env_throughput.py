@@ -445,8 +445,25 @@ def run_one(
 
 
 MINIWOB_SAMPLE = "miniwob.click-test-v0"
-# The 122 MiniHack rows share one env class too; benchmarks/overhead_nethack.py times more.
-MINIHACK_SAMPLE = "minihack.Room-5x5-v0"
+
+
+def stands_in(e: EnvEntry, seen: set[str]) -> bool:
+    """Whether a default run measures row ``e`` (``seen``: the adapter groups met so far).
+
+    The 108 MiniWoB rows share one env class: click-test stands for them
+    (benchmarks/web_throughput.py measures the browser layer). An adapter suite's rows
+    (``openspiel.*``, ``minihack.*``, ...) share one class each: the first row of each
+    group stands for it (benchmarks/adapter_overhead.py times the adapters).
+    """
+    if e.name.startswith("miniwob."):
+        return e.name == MINIWOB_SAMPLE
+    if e.suite is None:
+        return True
+    group = e.name.split(".", 1)[0] if "." in e.name else e.name
+    if group in seen:
+        return False
+    seen.add(group)
+    return True
 
 
 def _wanted(filters: set[str] | None, *names: str) -> bool:
@@ -467,12 +484,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     filters = {s.strip().lower() for s in args.envs.split(",")} if args.envs else None
 
     runs: list[tuple[str, str, str, Callable[[], PeerEnv], str]] = []
+    groups: set[str] = set()
     for e in ENVS:
-        # The 108 MiniWoB rows share one env class: click-test stands for them unless
-        # --envs names others (benchmarks/web_throughput.py measures the browser layer).
-        if filters is None and e.name.startswith("miniwob.") and e.name != MINIWOB_SAMPLE:
-            continue
-        if filters is None and e.name.startswith("minihack.") and e.name != MINIHACK_SAMPLE:
+        if filters is None and not stands_in(e, groups):  # --envs names any row
             continue
         if _wanted(filters, logical_name(e), e.name, e.id):
             note = "uniform over info['legal_actions']" if e.finite_actions else _TEXT_NOTE

@@ -18,11 +18,13 @@ from turngym.registry import ENVS, entry, load
 _NO_BROWSER = not system_deps.chromium_found() and not system_deps.REQUIRED
 _NO_X11 = not system_deps.x11_found() and not system_deps.REQUIRED
 # The MiniWoB rows share one class (tests/envs/web/test_miniwob.py opens every task), and
-# so do the desktop task rows (tests/envs/gui/test_tasks.py): one stands for each here.
+# so do the desktop task rows (tests/envs/gui/test_tasks.py), the BabyAI levels
+# (tests/envs/adapters/test_babyai.py) and the MiniHack tasks (test_nethack.py resets
+# every one): one stands for each here.
 _SAMPLES = {
     "miniwob.": "turngym/miniwob.click-test-v0",
     "gui.": "turngym/gui.notes-create-v0",
-    # tests/envs/adapters/test_nethack.py resets every MiniHack task
+    "babyai.": "turngym/babyai.GoToRedBall-v0",
     "minihack.": "turngym/minihack.Room-5x5-v0",
 }
 _ROWS = [

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from turngym.envs.adapters.babyai_levels import BOT_FAILS as BABYAI_BOT_FAILS
+from turngym.envs.adapters.babyai_levels import LEVELS as BABYAI_LEVELS
 from turngym.envs.adapters.nethack_tasks import MINIHACK_TASKS, minihack_task
 from turngym.envs.gui.tasks import TASKS as GUI_TASKS
 from turngym.envs.web.miniwob_tasks import (
@@ -593,11 +595,39 @@ OPENSPIEL: tuple[EnvEntry, ...] = tuple(
 ENVS = ENVS + OPENSPIEL
 
 # minigrid's BabyAI levels, rendered as text (turngym[babyai])
-BABYAI: tuple[EnvEntry, ...] = ()
+_BABYAI_BOT = "turngym.agents.experts.babyai_bot:BabyAIBotExpert"  # where it solves >= 95%
+BABYAI: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"babyai.{level}-v0",
+        "turngym.envs.adapters.babyai:BabyAIEnv",
+        "text",
+        2 * native_steps,
+        finite_actions=True,
+        stochastic=False,
+        expert=None if level in BABYAI_BOT_FAILS else _BABYAI_BOT,
+        kwargs=MappingProxyType({"level": level}),
+        description=f"minigrid's BabyAI-{level}-v{version} as text (BALROG style)",
+        extra="babyai",
+        suite="babyai",
+    )
+    for level, version, native_steps in BABYAI_LEVELS
+)
 ENVS = ENVS + BABYAI
 
 # Crafter, rendered as text (turngym[crafter])
-CRAFTER: tuple[EnvEntry, ...] = ()
+CRAFTER: tuple[EnvEntry, ...] = (
+    _e(
+        "crafter-v0",
+        "turngym.envs.adapters.crafter:CrafterEnv",
+        "text",
+        10_000,
+        finite_actions=True,
+        stochastic=True,
+        description="Crafter as text (BALROG style): survive, craft, 22 achievements",
+        extra="crafter",
+        suite="crafter",
+    ),
+)
 ENVS = ENVS + CRAFTER
 
 # NetHack (NLE) and MiniHack, rendered as text (turngym[nethack])

@@ -13,11 +13,19 @@ RATES = ("episodes_per_s", "steps_per_s", "env_steps_per_s", "mean_episode_len")
 
 def test_turngym_rows_are_measured_with_positive_rates() -> None:
     lines = run_benchmark("env_throughput.py", "--episodes", "3", "--no-peers", "--seed", "5")
-    # one row stands for the MiniWoB family by default, and one for MiniHack's
-    samples = {"turngym/miniwob.click-test-v0", "turngym/minihack.Room-5x5-v0"}
+    # one row stands for the MiniWoB family by default, and one for each adapter group
+    groups: dict[str, str] = {}
+    for e in ENVS:
+        if e.suite is not None:
+            groups.setdefault(e.name.split(".", 1)[0], e.id)
     expected = [
-        e.id for e in ENVS if not e.name.startswith(("miniwob.", "minihack.")) or e.id in samples
+        e.id
+        for e in ENVS
+        if e.id == "turngym/miniwob.click-test-v0"
+        or (not e.name.startswith("miniwob.") and e.suite is None)
+        or e.id in groups.values()
     ]
+    assert {"turngym/openspiel.2048-v0", "turngym/nethack-v0"} <= set(expected)
     assert [line["id"] for line in lines] == expected
     for line in lines:
         assert line["bench"] == "env_throughput"

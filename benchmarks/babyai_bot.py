@@ -1,0 +1,76 @@
+"""Success of minigrid's BabyAI bot (turngym's BabyAI expert) on every ``babyai.<Level>-v0``.
+
+Plays ``--seeds`` episodes (seeds 0..n-1, default 100) of each level with
+``BabyAIBotExpert`` through the turngym env, and prints one JSON line per level: its
+success rate, mean episode length, how many episodes the bot gave up in (minigrid's bot
+raises on the levels it cannot solve; the expert then answers ``done``), and seconds.
+The issue's target is a success rate >= 0.95 per level.
+
+    python benchmarks/babyai_bot.py                        # every level, 100 seeds
+    python benchmarks/babyai_bot.py --levels 'GoTo*' --seeds 20
+
+minigrid prints "Sampling rejected: ..." while it draws some levels; those lines are
+kept out of stdout, which holds only the JSON lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fnmatch
+import io
+import json
+import time
+from typing import Any
+
+import gymnasium as gym
+
+import turngym  # noqa: F401  (registers the ids)
+from turngym.agents.experts.babyai_bot import BabyAIBotExpert
+from turngym.envs.adapters.babyai_levels import LEVELS
+
+
+def bot_success(level: str, seeds: int) -> dict[str, Any]:
+    """Play seeds ``0..seeds-1`` of ``level`` with the bot; the level's JSON record."""
+    env = gym.make(f"turngym/babyai.{level}-v0")
+    expert = BabyAIBotExpert(env)
+    wins = gave_up = steps = 0
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        for seed in range(seeds):
+            obs, info = env.reset(seed=seed)
+            done = False
+            while not done:
+                obs, _, terminated, truncated, info = env.step(expert.act(obs, info))
+                steps += 1
+                done = terminated or truncated
+            wins += bool(info["success"])
+            gave_up += expert.gave_up
+    env.close()
+    return {
+        "level": level,
+        "episodes": seeds,
+        "success_rate": round(wins / seeds, 4),
+        "mean_steps": round(steps / seeds, 1),
+        "bot_gave_up": gave_up,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print one JSON line per level matching ``--levels``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=100, help="episodes per level (seeds 0..n-1)")
+    parser.add_argument("--levels", default="*", help="glob over level names, e.g. 'GoTo*'")
+    args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error(f"--seeds must be a positive int, got {args.seeds}")
+    levels = [level for level, _, _ in LEVELS if fnmatch.fnmatchcase(level, args.levels)]
+    if not levels:
+        parser.error(f"--levels {args.levels!r} matches no BabyAI level")
+    for level in levels:
+        print(json.dumps(bot_success(level, args.seeds)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
