@@ -4,7 +4,9 @@ Each pair plays ``steps`` moves of uniformly random legal play (a new game when 
 ends). Native: a ``pyspiel`` state, chance outcomes drawn with their probabilities,
 and per move the string the adapter shows the player to move (its
 ``information_state_string`` or ``observation_string``) plus the names of the legal
-actions (``action_to_string``), which is what a language agent reads. Adapter:
+actions (``action_to_string``), which is what a language agent reads, and the returns
+(``returns()``) where the adapter reads them: at the end of each game, and after every
+move in games that pay along the way. Adapter:
 ``turngym.make_game`` with string actions picked from ``infos[agent]["legal_actions"]``
 and ``observe(agent)`` per move. Chance moves are not counted as steps on either side.
 
@@ -35,11 +37,13 @@ def _native(name: str) -> Runner:
         from turngym.envs.adapters.openspiel import game_class
 
         game = pyspiel.load_game(name)
-        kind = game_class(name)()._spec.text  # the same string the adapter shows
+        spec = game_class(name)()._spec
+        kind = spec.text  # the same string the adapter shows
         rng = random.Random(seed)
         state, done = game.new_initial_state(), 0
         while done < steps:
             if state.is_terminal():
+                assert len(state.returns()) == game.num_players()  # the rewards of the end
                 state = game.new_initial_state()
             elif state.is_chance_node():
                 outcomes, weights = zip(*state.chance_outcomes(), strict=True)
@@ -51,6 +55,8 @@ def _native(name: str) -> Runner:
                 names = [state.action_to_string(player, a) for a in legal]
                 assert text is not None and names
                 state.apply_action(legal[rng.randrange(len(legal))])
+                if not spec.terminal_rewards:
+                    state.returns()  # rewards along the way
                 done += 1
         return done
 
