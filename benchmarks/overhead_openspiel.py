@@ -4,18 +4,22 @@ Each pair plays ``steps`` moves of uniformly random legal play (a new game when 
 ends). Native: a ``pyspiel`` state, chance outcomes drawn with their probabilities,
 and per move the string the adapter shows the player to move (its
 ``information_state_string`` or ``observation_string``) plus the names of the legal
-actions (``action_to_string``), which is what a language agent reads. Adapter:
+actions (``action_to_string``), which is what a language agent reads, and the returns
+(``returns()``) where the adapter reads them: at the end of each game, and after every
+move in games that pay along the way. Adapter:
 ``turngym.make_game`` with string actions picked from ``infos[agent]["legal_actions"]``
 and ``observe(agent)`` per move. Chance moves are not counted as steps on either side.
 
 ``benchmarks/adapter_overhead.py`` imports ``pairs``; run this file to print one JSON
-line per pair:
+line per pair (the best of ``--repeat`` interleaved passes per side; ``--cpu`` times
+with the process's CPU time instead of the wall clock, steadier on a loaded machine):
 
-    python benchmarks/overhead_openspiel.py [--quick]
+    python benchmarks/overhead_openspiel.py [--quick] [--repeat 5] [--cpu]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import sys
@@ -35,11 +39,13 @@ def _native(name: str) -> Runner:
         from turngym.envs.adapters.openspiel import game_class
 
         game = pyspiel.load_game(name)
-        kind = game_class(name)()._spec.text  # the same string the adapter shows
+        spec = game_class(name)()._spec
+        kind = spec.text  # the same string the adapter shows
         rng = random.Random(seed)
         state, done = game.new_initial_state(), 0
         while done < steps:
             if state.is_terminal():
+                assert len(state.returns()) == game.num_players()  # the rewards of the end
                 state = game.new_initial_state()
             elif state.is_chance_node():
                 outcomes, weights = zip(*state.chance_outcomes(), strict=True)
@@ -51,6 +57,8 @@ def _native(name: str) -> Runner:
                 names = [state.action_to_string(player, a) for a in legal]
                 assert text is not None and names
                 state.apply_action(legal[rng.randrange(len(legal))])
+                if not spec.terminal_rewards:
+                    state.returns()  # rewards along the way
                 done += 1
         return done
 
@@ -86,25 +94,37 @@ def pairs(quick: bool) -> list[tuple[str, Runner, Runner]]:
     return [(f"openspiel.{name}", _native(name), _adapter(name)) for name in GAMES]
 
 
-def _rate(run: Runner, steps: int, seed: int) -> float:
-    run(min(steps, 200), seed)  # warm up: imports, game loading, the names table
-    start = time.perf_counter()
+def _rate(run: Runner, steps: int, seed: int, clock: Callable[[], float]) -> float:
+    start = clock()
     done = run(steps, seed)
-    return done / (time.perf_counter() - start)
+    return done / (clock() - start)
 
 
 def main(argv: list[str]) -> None:
     """Print one JSON line per pair: steps/s of both and the adapter's overhead."""
-    quick = "--quick" in argv
-    steps = 2_000 if quick else 20_000
-    for name, native, adapter in pairs(quick):
-        native_rate = _rate(native, steps, 0)
-        adapter_rate = _rate(adapter, steps, 0)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="2,000 steps instead of 20,000")
+    parser.add_argument("--repeat", type=int, default=1, help="timed passes per side")
+    parser.add_argument("--cpu", action="store_true", help="CPU time, not the wall clock")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    steps, repeat = (2_000 if args.quick else 20_000), args.repeat
+    clock = time.process_time if args.cpu else time.perf_counter
+    for name, native, adapter in pairs(args.quick):
+        native(200, 0)  # warm up: imports, game loading, the names table
+        adapter(200, 0)
+        native_rate = adapter_rate = 0.0
+        for r in range(repeat):  # interleaved, so load on the machine hits both sides
+            native_rate = max(native_rate, _rate(native, steps, r, clock))
+            adapter_rate = max(adapter_rate, _rate(adapter, steps, r, clock))
         print(
             json.dumps(
                 {
                     "bench": "adapter_overhead",
                     "pair": name,
+                    "clock": "cpu" if clock is time.process_time else "wall",
+                    "repeat": repeat,
                     "steps": steps,
                     "native_steps_per_s": round(native_rate, 1),
                     "adapter_steps_per_s": round(adapter_rate, 1),

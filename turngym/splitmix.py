@@ -50,7 +50,11 @@ class SplitMix64:
 
     def random(self) -> float:
         """A uniform float in [0, 1) with 53 random bits."""
-        return (self.next64() >> 11) * (1.0 / (1 << 53))
+        # next64 and _mix written out: games draw chance outcomes with it every step.
+        self.state = z = (self.state + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return ((z ^ (z >> 31)) >> 11) * (1.0 / (1 << 53))
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Shuffle ``items`` in place (Fisher-Yates)."""

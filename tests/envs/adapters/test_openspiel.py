@@ -307,3 +307,44 @@ def test_overhead_benchmark_pairs_play_the_steps_asked():
     assert 2 <= len(pairs) <= 5
     for name, native, adapter in pairs:
         assert native(60, 1) == 60 and adapter(60, 1) == 60, name
+
+
+def _python_calls_per_move(name: str, moves: int = 300) -> float:
+    """Python-level function calls per move of the agent loop (observe, legal actions,
+    step), counted with ``sys.setprofile`` once the game's tables are warm."""
+    game = turngym.make_game(f"turngym/openspiel.{name}-v0")
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event == "call"
+
+    def play(n: int, seed: int) -> None:
+        game.reset(seed=seed)
+        for k in range(n):
+            if game.over:
+                game.reset(seed=seed + k)
+                continue
+            agent = game.agent_selection
+            assert game.observe(agent)["text"]
+            legal = game.infos[agent]["legal_actions"]
+            game.step(legal[(7 * k) % len(legal)])
+
+    play(moves, 0)  # warm: the memoised legal-action entries and move announcements
+    sys.setprofile(count)
+    try:
+        play(moves, 1)
+    finally:
+        sys.setprofile(None)
+    return calls / moves
+
+
+@pytest.mark.parametrize(
+    ("name", "budget"), [("tic_tac_toe", 9.5), ("leduc_poker", 12.0), ("pig", 10.5)]
+)
+def test_the_step_path_stays_lean(name, budget):
+    """Issue 30, item 4: the adapter's overhead per move is Python bookkeeping, a few
+    function calls each next to OpenSpiel's own work; this counts them (a deterministic
+    stand-in for time, which tests may not assert) so a change that adds calls to every
+    move shows up here (benchmarks/overhead_openspiel.py measures the time)."""
+    assert _python_calls_per_move(name) <= budget

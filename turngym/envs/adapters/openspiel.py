@@ -66,6 +66,8 @@ class _Spec:
     """the lowest return a player can get (``min_utility``), where OpenSpiel knows it"""
     terminal_rewards: bool
     """OpenSpiel pays only at the end (returns need not be read after every move)"""
+    chance: bool
+    """the game has chance nodes (deterministic games skip looking for them)"""
 
 
 def _check_params(name: str, params: Any) -> dict[str, Any]:
@@ -161,6 +163,7 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
         zero_sum=utility == pyspiel.GameType.Utility.ZERO_SUM,
         worst=worst,
         terminal_rewards=game_type.reward_model == pyspiel.GameType.RewardModel.TERMINAL,
+        chance=game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC,
     )
 
 
@@ -210,7 +213,23 @@ class OpenSpielGame(TextGame[int]):
         self.state: Any = None
         self._legal_ids: list[int] = []
         self._memo_legal = len(spec.names) <= _MEMO_UNIVERSE
-        self._said: dict[tuple[int, int], str] = {}  # "player_0 plays x(1,1)." by move
+        # Per-step work read once here: the step path is a few microseconds of Python
+        # next to OpenSpiel's own (benchmarks/overhead_openspiel.py).
+        self._perfect = spec.perfect
+        self._has_chance = spec.chance
+        self._terminal_rewards = spec.terminal_rewards
+        self._exact_ids = spec.exact
+        self._text_of: Any = None  # the state class's string method (None: str(state))
+        self._said: list[dict[int, str]] = [{} for _ in range(self.n)]  # "... plays x(1,1)."
+        me = [f"You are {a}." for a in self.possible_agents]
+        self._heads_over = [f"{head}\n" for head in me]
+        self._heads = [
+            [
+                f"{head} Your turn.\n" if c == i else f"{head} {self.possible_agents[c]} to act.\n"
+                for c in range(self.n)
+            ]
+            for i, head in enumerate(me)
+        ]
         self._paid_returns: list[float] = [0.0] * self.n
         self._chance = load_pyspiel().PlayerId.CHANCE
         row = _ROWS[name]
@@ -236,18 +255,22 @@ class OpenSpielGame(TextGame[int]):
     # -- the rules: OpenSpiel's ----------------------------------------------------------
 
     def _start(self, options: dict[str, Any]) -> str:
-        self.state = self.spiel_game.new_initial_state()
+        self.state = state = self.spiel_game.new_initial_state()
+        kind = self._spec.text
+        # The class's method, not the state's bound one: a copied game reads its own state.
+        self._text_of = None if kind == "str" else getattr(type(state), kind)
         self._paid_returns = [0.0] * self.n
-        self._chance_moves()
+        if self._has_chance and state.is_chance_node():
+            self._chance_moves()
         self._after_move()
         return self._rules
 
     def _chance_moves(self) -> None:
         """Play chance nodes with outcomes drawn from the game's own RNG."""
-        state = self.state
+        state, random = self.state, self.random.random
         while state.is_chance_node():
             outcomes = state.chance_outcomes()
-            draw = self.random.random()
+            draw = random()
             action = outcomes[-1][0]
             for outcome, probability in outcomes:
                 draw -= probability
@@ -294,10 +317,11 @@ class OpenSpielGame(TextGame[int]):
 
     def _parse(self, action: str) -> int | Invalid:
         i = self.current
-        found = self._spec.exact[i].get(action)
+        found = self._exact_ids[i].get(action)
         if found is None:
             found = self._spec.loose[i].get(normalize_action(action))
-        self._legal_entry()  # sets self._legal_ids for this turn
+        if self._legal_turn != self.turn:
+            self._legal_entry()  # sets self._legal_ids for this turn
         if found is not None and found in self._legal_ids:
             return found
         legal = ", ".join(self.legal_actions(i))
@@ -307,16 +331,22 @@ class OpenSpielGame(TextGame[int]):
         return Invalid(f"{name} is not legal now; legal: {legal}")
 
     def _apply(self, action: int) -> None:
-        i = self.current
-        if self._spec.perfect:
-            said = self._said.get((i, action))
+        if self._perfect:
+            i = self.current
+            said = self._said[i].get(action)
             if said is None:
                 name = self.action_names[self._spec.index[i][action]]
-                said = self._said[i, action] = f"{self.possible_agents[i]} plays {name}."
-            self.announce(said)
-        self.state.apply_action(action)
-        self._chance_moves()
-        self._after_move()
+                said = self._said[i][action] = f"{self.possible_agents[i]} plays {name}."
+            for news in self._pending:  # self.announce(said), without the call
+                news.append(said)
+        state = self.state
+        state.apply_action(action)
+        if self._has_chance and state.is_chance_node():
+            self._chance_moves()
+        if self._terminal_rewards and not state.is_terminal():
+            self.current = state.current_player()  # _after_move's common case: no pay
+        else:
+            self._after_move()
 
     def _forfeit(self, i: int) -> None:
         """Player ``i`` forfeits: its return drops to the game's worst (or by 1 below it)."""
@@ -334,17 +364,10 @@ class OpenSpielGame(TextGame[int]):
     # -- what players see ----------------------------------------------------------------
 
     def _view(self, i: int) -> str:
-        state, kind = self.state, self._spec.text
-        text = str(state) if kind == "str" else getattr(state, kind)(i)
-        head = f"You are {self.possible_agents[i]}."
-        if not self.over:
-            turn = (
-                "Your turn."
-                if self.current == i
-                else f"{self.possible_agents[self.current]} to act."
-            )
-            head = f"{head} {turn}"
-        return f"{head}\n{text}"
+        state = self.state
+        text = str(state) if self._text_of is None else self._text_of(state, i)
+        head = self._heads_over[i] if self.over else self._heads[i][self.current]
+        return head + text
 
     def _render(self) -> str:
         # A few games print nothing before the first move (coordinated_mp).

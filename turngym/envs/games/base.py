@@ -121,6 +121,9 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self.n = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        # reset copies these (a dict's copy is about 3x faster than dict.fromkeys)
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)
+        self._falses = dict.fromkeys(self.possible_agents, False)
         text = Unicode(self.max_obs_length)
         if self.action_names:
             self._index = {normalize_action(a): i for i, a in enumerate(self.action_names)}
@@ -198,10 +201,11 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             self._seed = seed
         self.agents = self.possible_agents[:]
         n = self.n
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
+        zeros, falses = self._zeros, self._falses
+        self.rewards = zeros.copy()
+        self._cumulative_rewards = zeros.copy()
+        self.terminations = falses.copy()
+        self.truncations = falses.copy()
         self._streak = [0] * n
         self._step_rewards = [0.0] * n
         self._returns = [0.0] * n
@@ -326,14 +330,18 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         cache = self._obs_cache
         if cache is not None and cache[0] == i and cache[1] == self.turn:
             return cache[2]
-        turn_of_i = i == self.current and not self.over
-        legal = self._legal_entry() if turn_of_i else None
-        parts = [*self._pending[i], self._view(i)]
-        if legal is not None and legal[0]:
-            parts.append(legal[1])
+        parts = self._pending[i][:]
+        parts.append(self._view(i))
+        if i == self.current and not self.over:
+            legal = self._legal_cache if self._legal_turn == self.turn else self._legal_entry()
+            if legal[0]:
+                parts.append(legal[1])
+            mask = legal[2]
+        else:
+            mask = self._no_mask
         obs: dict[str, Any] = {"text": "\n".join(parts)}
         if self.action_names:
-            obs["action_mask"] = legal[2] if legal is not None else self._no_mask
+            obs["action_mask"] = mask
         self._obs_cache = (i, self.turn, obs)
         return obs
 
