@@ -14,7 +14,9 @@ one summary line, and a plot of exploitability against steps and minutes.
 model one can ship, and measures it beside the last iterate; ``--beta`` adds a KL
 penalty towards a magnet (the average, or the initial weights): magnetic mirror
 descent's regularised step (Sokota et al. 2022), whose entropy half the entropy bonus
-already is (a KL towards the uniform policy).
+already is (a KL towards the uniform policy). Each line also gives the exploitability of
+the average strategy of the policies measured so far (``IterateAverage``: what
+fictitious play and CFR report, a table rather than a model).
 Defaults (the best of the settings tried, benchmarks/README.md): 16 games a step, 8
 optimiser steps per step's batch (minibatches), the entropy bonus annealed 0.1 -> 0.02
 and the learning rate 1e-3 -> 5e-5 over the budget, a weight average with decay 0.9.
