@@ -18,14 +18,14 @@ from turngym.cli_args import (
     parse_sets,
     selected,
 )
-from turngym.registry import EnvEntry
+from turngym.registry import FAMILIES, EnvEntry
 from turngym.sdk.agents import MODEL_KINDS
 from turngym.sdk.evaluation import EvalJob
 from turngym.tables import TableStream
 
 __all__ = ["add_eval_parser", "cmd_eval"]
 
-FAMILIES_HELP = "text, classic, games, web (the sites), miniwob, gui or swe"
+FAMILIES_HELP = ", ".join(FAMILIES[:-1]).replace("web", "web (the sites)") + f" or {FAMILIES[-1]}"
 
 
 def add_eval_parser(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
