@@ -9,6 +9,7 @@ pytest.importorskip("minigrid", reason="the BabyAI adapter needs the babyai extr
 
 import turngym  # noqa: F401
 from turngym.agents.experts.babyai_bot import BabyAIBotExpert
+from turngym.envs.adapters.babyai import ACTIONS
 from turngym.registry import entry
 
 PLANNED = ["PutNextS5N2Carrying", "PutNextS6N3Carrying", "PutNextS7N4Carrying", "KeyInBox"]
@@ -63,3 +64,27 @@ def test_planner_must_be_a_bool():
     env = gym.make("turngym/babyai.KeyInBox-v0")
     with pytest.raises(ValueError, match="planner must be True or False"):
         BabyAIBotExpert(env, planner="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("level", "seed"), [("OpenDoorsOrderN2Debug", 1), ("OpenDoorsOrderN4Debug", 0)]
+)
+def test_right_play_loses_a_two_door_debug_mission(level, seed):
+    # Why these levels keep no expert (BOT_FAILS): minigrid's strict After/BeforeInstr
+    # also checks the toggle that opens the first named door against the second door's
+    # OpenInstr, which sees a wrong door and fails. If minigrid changes this, the test
+    # fails and the levels deserve a planner.
+    from turngym.agents.experts.babyai_planner import TOGGLE, _cells, _face_then
+
+    env = gym.make(f"turngym/babyai.{level}-v0")
+    env.reset(seed=seed)
+    minigrid = env.unwrapped.minigrid
+    instrs = minigrid.instrs
+    assert type(instrs).__name__ in ("AfterInstr", "BeforeInstr")
+    first = instrs.instr_b if type(instrs).__name__ == "AfterInstr" else instrs.instr_a
+    door = first.desc.obj_set[0]
+    action = -1
+    while action != TOGGLE:
+        action = _face_then(minigrid, _cells(minigrid, lambda obj: obj is door), TOGGLE)
+        _, reward, terminated, _, info = env.step(ACTIONS[action])
+    assert door.is_open and terminated and reward == 0 and not info["success"]
