@@ -4,6 +4,8 @@ Plays ``--seeds`` episodes (seeds 0..n-1, default 100) of each level with
 ``BabyAIBotExpert`` through the turngym env, and prints one JSON line per level: its
 success rate, mean episode length, how many episodes the bot gave up in (minigrid's bot
 raises on the levels it cannot solve; the expert then answers ``done``), and seconds.
+On the levels in ``babyai_planner.PLANNERS`` the expert plays turngym's own planner, and
+``bot_gave_up`` counts the episodes where the planner found no way on.
 The issue's target is a success rate >= 0.95 per level.
 
     python benchmarks/babyai_bot.py                        # every level, 100 seeds

@@ -1,5 +1,9 @@
 """Expert for ``babyai.<Level>-v0``: minigrid's own BabyAI bot, asked for one action per turn.
 
+On the levels the bot cannot solve that turngym's own planners can
+(``babyai_planner.PLANNERS``: ``PutNext*Carrying``, ``KeyInBox``, ``UnlockToUnlock``)
+the expert asks the planner instead of the bot.
+
 ``minigrid.utils.baby_ai_bot.BabyAIBot`` plans from the env's privileged state (the
 grid, the instruction object) and keeps a stack of subgoals across turns; this agent
 makes a new bot at the start of each episode and maps its action number to BabyAI's
@@ -17,6 +21,7 @@ from typing import Any
 import gymnasium as gym
 
 from turngym.agents.base import BaseAgent, unwrap
+from turngym.agents.experts.babyai_planner import PLANNERS, plan
 from turngym.envs.adapters.babyai import ACTIONS, BabyAIEnv
 from turngym.extras import needs_extra
 
@@ -35,8 +40,14 @@ class _Stuck(Exception):
 class BabyAIBotExpert(BaseAgent):
     """minigrid's BabyAI bot as a turngym agent (``BabyAIBotExpert(env)``).
 
+    Args:
+        env: a ``babyai.<Level>-v0`` env (wrapped or not).
+        planner: on the levels in ``babyai_planner.PLANNERS``, play turngym's planner
+            (the default) rather than minigrid's bot; False plays the bot everywhere.
+
     Attributes:
-        gave_up: the bot raised during this episode (the agent then plays ``done``).
+        gave_up: the bot raised (or the planner found no way on) during this episode;
+            the agent then plays ``done``.
 
     Example:
         >>> import gymnasium as gym
@@ -53,8 +64,12 @@ class BabyAIBotExpert(BaseAgent):
 
     """
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: gym.Env, planner: bool = True) -> None:
+        if not isinstance(planner, bool):
+            raise ValueError(f"planner must be True or False, got {planner!r}")
         self._env = unwrap(env, BabyAIEnv, "BabyAIBotExpert")
+        self.planner = planner and self._env.level in PLANNERS
+        """True where this expert plays turngym's planner instead of minigrid's bot."""
         with needs_extra("babyai", "BabyAIBotExpert"):
             from minigrid.utils.baby_ai_bot import BabyAIBot
         self._bot_class = BabyAIBot
@@ -68,11 +83,16 @@ class BabyAIBotExpert(BaseAgent):
         env = self._env
         if env.episode != self._episode:
             self._episode = env.episode
-            self._bot = self._bot_class(env.minigrid)
-            self._guard(self._bot)
             self.gave_up = False
+            if not self.planner:
+                self._bot = self._bot_class(env.minigrid)
+                self._guard(self._bot)
         if self.gave_up:
             return ACTIONS[_DONE]
+        if self.planner:
+            planned = plan(env.level, env.minigrid)
+            self.gave_up = planned is None
+            return ACTIONS[_DONE if planned is None else planned]
         self._searches = 0
         try:
             action = int(self._bot.replan())
