@@ -664,7 +664,27 @@ NETHACK: tuple[EnvEntry, ...] = (
 ENVS = ENVS + NETHACK
 
 # TextWorld games generated from the seed (turngym[textworld])
-TEXTWORLD: tuple[EnvEntry, ...] = ()
+_TEXTWORLD_KINDS = {
+    "treasure_hunter": "find the named object in a few rooms (level 1-30)",
+    "coin_collector": "walk a chain of rooms to the coin (level 1-300)",
+    "cooking": "read the recipe, gather, cut and cook, eat the meal (FTWP skills)",
+}
+TEXTWORLD: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"textworld.{kind}-v0",
+        "turngym.envs.adapters.textworld_env:TextWorldEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.textworld:TextWorldWalkthrough",
+        kwargs=MappingProxyType({"kind": kind}),
+        description=f"TextWorld {kind}, a game generated per seed: {what}",
+        extra="textworld",
+        suite="textworld",
+    )
+    for kind, what in _TEXTWORLD_KINDS.items()
+)
 ENVS = ENVS + TEXTWORLD
 
 # Reasoning Gym's datasets as multi-turn question envs (turngym[reasoning])
