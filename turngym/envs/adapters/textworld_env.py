@@ -49,6 +49,7 @@ _COOKING_DEFAULTS: dict[str, Any] = {
     "drop": False,
     "split": None,
 }
+_READ_ONLY = frozenset({"look", "inventory", "examine"})  # verbs that change nothing
 _BANNER = set(" $\\|_/<>")
 _TAIL = re.compile(r"\n>[^\n]*\Z")  # the interpreter's prompt and status line
 _REPLAY = "Would you like to RESTART, RESTORE a saved game, QUIT or UNDO the last command?"
@@ -79,18 +80,23 @@ class TextWorldEnv(TextEnv[str]):
         num_games: None: every seed its own game; an int n: seeds map onto n games
             (a fixed training set, cheap to cache).
         observe: extra sections for every observation, from ``OBSERVE``.
+        track_policy: have TextWorld track its winning policy on every step, so that the
+            expert can win from any state, not only along the walkthrough (it halves
+            the steps per second).
         invalid_action_penalty, max_invalid_actions, render_mode: as in ``TextEnv``.
 
     Example:
         >>> import gymnasium as gym
         >>> import turngym
-        >>> env = gym.make("turngym/textworld.coin_collector-v0", level=1, num_games=1)
-        >>> obs, info = env.reset(seed=0)
+        >>> env = gym.make("turngym/textworld.coin_collector-v0", num_games=1)
+        >>> obs, info = env.reset(seed=0)  # made once, then read from the cache
         >>> info["legal_actions"]
-        ['go east', 'inventory', 'look']
-        >>> _, reward, terminated, _, info = env.step("Go East")
-        >>> info["success"]
-        False
+        ['go west', 'inventory', 'look']
+        >>> _, reward, terminated, _, info = env.step("Go West")
+        >>> reward, terminated, info["invalid_action"]
+        (0.0, False, False)
+        >>> env.step("undo")[4]["invalid_action"]  # not an admissible command
+        True
 
     """
 
@@ -109,6 +115,7 @@ class TextWorldEnv(TextEnv[str]):
         split: str | None = None,
         num_games: int | None = None,
         observe: Sequence[str] = (),
+        track_policy: bool = False,
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int | None = 10,
         render_mode: str | None = None,
@@ -148,6 +155,8 @@ class TextWorldEnv(TextEnv[str]):
             raise ValueError(f"num_games must be None or an int >= 1, got {num_games!r}")
         if isinstance(observe, str) or not all(part in OBSERVE for part in observe):
             raise ValueError(f"observe must be a sequence of {OBSERVE}, got {observe!r}")
+        if not isinstance(track_policy, bool):
+            raise ValueError(f"track_policy must be True or False, got {track_policy!r}")
         self.kind = kind
         self.num_games = num_games
         self.observe = tuple(observe)
@@ -165,6 +174,7 @@ class TextWorldEnv(TextEnv[str]):
             extras=["walkthrough"],
             description="description" in self.observe,
             inventory="inventory" in self.observe,
+            policy_commands=track_policy,
         )
         self.game_seed = 0
         """The seed of the game being played (what the cache is keyed by)."""
@@ -241,18 +251,20 @@ class TextWorldEnv(TextEnv[str]):
         return {"game_seed": self.game_seed}
 
     def plan(self) -> list[str]:
-        """Commands that win from here.
+        """Commands that win from here ([] if none is known).
 
-        The rest of the walkthrough while the episode has followed it, else TextWorld's
-        winning policy from the current state.
+        The rest of the walkthrough while the episode has followed it (commands that
+        only read, such as ``look``, ``inventory`` and ``examine ...``, are no detour).
+        After a real detour: TextWorld's winning policy from the current state, which it
+        tracks only when the env is made with ``track_policy=True``.
         """
-        k = len(self.played)
-        if self.played == self.walkthrough[:k]:
-            return self.walkthrough[k:]
-        actions = self._state.get("_winning_policy") or []
-        from textworld.generator.inform7 import Inform7Game
-
-        return list(Inform7Game(self._state["game"]).gen_commands_from_actions(actions))
+        k = 0
+        for command in self.played:
+            if k < len(self.walkthrough) and command == self.walkthrough[k]:
+                k += 1
+            elif command.split()[0] not in _READ_ONLY:
+                return list(self._state.get("policy_commands") or [])
+        return self.walkthrough[k:]
 
     def _render(self) -> str:
         return self._text
