@@ -198,3 +198,20 @@ def test_a_bad_game_seed_option() -> None:
     env = TextWorldEnv("treasure_hunter", num_games=2)
     with pytest.raises(ValueError, match=r"options\['game_seed'\] must be an int in \[0, 2\)"):
         env.reset(options={"game_seed": 2})
+
+
+def test_overhead_benchmark_pairs_play_the_steps_asked() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "overhead_textworld.py"
+    spec = importlib.util.spec_from_file_location("overhead_textworld", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pairs = module.pairs(quick=True)  # coin_collector's game 0, made for the conformance
+    assert [name for name, _, _ in pairs] == [
+        "textworld.coin_collector",
+        "reasoning_gym.basic_arithmetic",
+    ]
+    for name, native, adapter in pairs:
+        assert native(60, 1) == 60 and adapter(60, 1) == 60, name
