@@ -20,6 +20,8 @@ from typing import Any
 from turngym.envs.adapters.babyai_levels import BOT_FAILS as BABYAI_BOT_FAILS
 from turngym.envs.adapters.babyai_levels import LEVELS as BABYAI_LEVELS
 from turngym.envs.adapters.nethack_tasks import MINIHACK_TASKS, minihack_task
+from turngym.envs.adapters.reasoning_gym_tasks import NO_ORACLE as RG_NO_ORACLE
+from turngym.envs.adapters.reasoning_gym_tasks import TASKS as RG_TASKS
 from turngym.envs.gui.tasks import TASKS as GUI_TASKS
 from turngym.envs.web.miniwob_tasks import (
     MINIWOB_ORACLES,
@@ -662,11 +664,50 @@ NETHACK: tuple[EnvEntry, ...] = (
 ENVS = ENVS + NETHACK
 
 # TextWorld games generated from the seed (turngym[textworld])
-TEXTWORLD: tuple[EnvEntry, ...] = ()
+_TEXTWORLD_KINDS = {
+    "treasure_hunter": "find the named object in a few rooms (level 1-30)",
+    "coin_collector": "walk a chain of rooms to the coin (level 1-300)",
+    "cooking": "read the recipe, gather, cut and cook, eat the meal (FTWP skills)",
+}
+TEXTWORLD: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"textworld.{kind}-v0",
+        "turngym.envs.adapters.textworld_env:TextWorldEnv",
+        "text",
+        100,
+        finite_actions=True,
+        stochastic=False,
+        expert="turngym.agents.experts.textworld:TextWorldWalkthrough",
+        kwargs=MappingProxyType({"kind": kind}),
+        description=f"TextWorld {kind}, a game generated per seed: {what}",
+        extra="textworld",
+        suite="textworld",
+    )
+    for kind, what in _TEXTWORLD_KINDS.items()
+)
 ENVS = ENVS + TEXTWORLD
 
 # Reasoning Gym's datasets as multi-turn question envs (turngym[reasoning])
-REASONING_GYM: tuple[EnvEntry, ...] = ()
+REASONING_GYM: tuple[EnvEntry, ...] = tuple(
+    _e(
+        f"reasoning_gym.{task}-v0",
+        "turngym.envs.adapters.reasoning_gym:ReasoningGymEnv",
+        "text",
+        20,
+        finite_actions=False,
+        stochastic=False,
+        expert=(
+            None
+            if task in RG_NO_ORACLE
+            else "turngym.agents.experts.reasoning_gym:ReasoningGymOracle"
+        ),
+        kwargs=MappingProxyType({"task": task}),
+        description=f"Reasoning Gym {task}: a question per seed, its own scorer, 3 attempts",
+        extra="reasoning",
+        suite="reasoning_gym",
+    )
+    for task in RG_TASKS
+)
 ENVS = ENVS + REASONING_GYM
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}

@@ -1,0 +1,193 @@
+"""Tests of the reasoning_gym.<task>-v0 adapter: names, every id, conformance, rewards, guards."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+reasoning_gym = pytest.importorskip("reasoning_gym")
+
+import turngym  # noqa: E402  (registers the ids)
+from tests.sampling import sample_ids  # noqa: E402
+from turngym.agents.experts.reasoning_gym import ReasoningGymOracle  # noqa: E402
+from turngym.envs.adapters.answer_guard import EVAL_SCORED, SYMPY_SCORED, admissible  # noqa: E402
+from turngym.envs.adapters.reasoning_gym import ReasoningGymEnv  # noqa: E402
+from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, NO_ORACLE, TASKS  # noqa: E402
+from turngym.registry import select  # noqa: E402
+from turngym.testing import check_text_env  # noqa: E402
+
+IDS = [f"turngym/reasoning_gym.{task}-v0" for task in TASKS]
+
+# Datasets whose entry (or dataset) takes over 10 ms to make: the every-id test covers
+# them; the many-episode checks sample from the others, to keep the suite's time.
+SLOW = {
+    "advanced_geometry", "arc_agi", "base_conversion", "codeio", "countdown", "figlet_font",
+    "futoshiki", "group_anagrams", "intermediate_integration", "knight_swap", "puzzle24",
+    "rearc", "rubiks_cube", "sokoban", "spell_backward", "word_ladder", "zebra_puzzles",
+}  # fmt: skip
+QUICK = [task for task in TASKS if task not in SLOW]
+
+
+def test_names_match_the_installed_datasets() -> None:
+    from reasoning_gym.factory import DATASETS
+
+    assert sorted(TASKS) == list(TASKS)
+    assert set(TASKS) | set(LEFT_OUT) == set(DATASETS)
+    assert not set(TASKS) & set(LEFT_OUT)
+    assert set(TASKS) >= NO_ORACLE | EVAL_SCORED | SYMPY_SCORED
+
+
+def test_registered_rows() -> None:
+    rows = [e for e in turngym.registry.ENVS if e.suite == "reasoning_gym"]
+    assert [e.id for e in rows] == IDS
+    assert all(e.extra == "reasoning" and not e.finite_actions for e in rows)
+    assert {e.id for e in select(families=["reasoning_gym"])} == set(IDS)
+
+
+def test_registration_imports_no_reasoning_gym() -> None:
+    code = (
+        "import sys, gymnasium as gym, turngym\n"
+        "gym.spec('turngym/reasoning_gym.countdown-v0')\n"
+        "assert 'reasoning_gym' not in sys.modules, 'registration imported reasoning_gym'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_id_asks_and_grades(task: str) -> None:
+    """Each id resets, replays its question from the seed, and grades answers."""
+    env = gym.make(f"turngym/reasoning_gym.{task}-v0", attempts=2)
+    obs, info = env.reset(seed=7)
+    assert obs.startswith(env.unwrapped.entry["question"]) and info["attempts_left"] == 2
+    assert env.reset(seed=7)[0] == obs  # the seed picks the question
+    obs, reward, terminated, truncated, info = env.step("no idea")
+    assert (obs, reward, terminated, truncated) == ("Let's try again.", 0.0, False, False)
+    if task in NO_ORACLE:
+        return
+    # the oracle answers on the second attempt: the episode pays the final answer's score
+    answer = ReasoningGymOracle(env).act(obs, info)
+    obs, reward, terminated, truncated, info = env.step(answer)
+    assert (reward, terminated, info["success"], info["score"]) == (1.0, True, True, 1.0)
+
+
+@pytest.mark.parametrize(
+    "env_id",
+    sample_ids(
+        [f"turngym/reasoning_gym.{t}-v0" for t in QUICK],
+        2,
+        always=["turngym/reasoning_gym.basic_arithmetic-v0"],
+    ),
+)
+def test_conformance_on_a_sample(env_id: str) -> None:
+    report = check_text_env(env_id, n_fuzz=1000, reset_episodes=5)
+    assert report.passed, report.table()
+
+
+@pytest.mark.parametrize("task", sample_ids([t for t in QUICK if t not in NO_ORACLE], 10))
+def test_oracle_scores_one_on_more_seeds(task: str) -> None:
+    env = ReasoningGymEnv(task, attempts=1)
+    oracle = ReasoningGymOracle(env)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        _, reward, terminated, _, info = env.step(oracle.act(obs, info))
+        assert terminated and info["success"] and reward == 1.0, (task, seed)
+
+
+def test_reward_is_the_final_answers_score_not_a_sum() -> None:
+    """Partial credit on an early attempt is not kept: only the last answer pays."""
+    env = ReasoningGymEnv("spell_backward", attempts=3)
+    env.reset(seed=3)
+    right = env.entry["answer"]
+    partial = f"{right} {right}"  # contains the answer: the default scorer's partial credit
+    assert 0 < env.score(partial) < 1
+    rewards = [env.step(partial)[1], env.step(partial)[1]]
+    assert rewards == [0.0, 0.0]  # nothing is paid before the end
+    _, reward, terminated, _, info = env.step("zzz")
+    assert terminated and not info["success"] and reward == env.score("zzz") < env.score(partial)
+    binary = ReasoningGymEnv("spell_backward", attempts=1, reward="success")
+    binary.reset(seed=3)
+    assert binary.step(partial)[1] == 0.0
+
+
+def test_a_left_out_dataset_says_why() -> None:
+    # the reason it is left out: its scorer pays for any text
+    data = reasoning_gym.create_dataset("game_of_life_halting", seed=0, size=1)
+    assert data.score_answer("any text at all", data[0]) == 1.0
+    with pytest.raises(ValueError, match=r"game_of_life_halting.*any non-empty answer"):
+        ReasoningGymEnv("game_of_life_halting")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"task": "nope"}, "task must be one of"),
+        ({"task": "countdown", "attempts": 0}, "attempts must be an int >= 1"),
+        ({"task": "countdown", "reward": "max"}, "reward must be one of"),
+        ({"task": "countdown", "config": {"no_such_option": 1}}, "not valid for countdown"),
+        ({"task": "countdown", "max_answer_chars": 0}, "max_answer_chars"),
+    ],
+)
+def test_bad_arguments(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ReasoningGymEnv(**kwargs)
+
+
+def test_config_reaches_the_dataset() -> None:
+    env = ReasoningGymEnv("basic_arithmetic", config={"min_terms": 2, "max_terms": 2})
+    env.reset(seed=0)
+    assert env.entry["metadata"]["num_terms"] == 2
+
+
+# -- the host versus the agent: scorers that evaluate the answer as Python ------------
+
+
+def _payload(marker: Path) -> str:
+    return f"__import__('pathlib').Path({str(marker)!r}).write_text('pwned')"
+
+
+@pytest.mark.parametrize("task", sorted(EVAL_SCORED | SYMPY_SCORED))
+def test_an_answer_cannot_run_code_in_the_scorer(task: str, tmp_path: Path) -> None:
+    env = ReasoningGymEnv(task, attempts=1)
+    env.reset(seed=0)
+    marker = tmp_path / "marker"
+    if task in EVAL_SCORED:
+        # the attack is real: the dataset's own scorer runs it (it writes the marker)
+        probe = tmp_path / "probe"
+        env._dataset.score_answer(_payload(probe), env.entry)
+        assert probe.exists()
+    _, reward, terminated, _, info = env.step(_payload(marker))
+    assert not marker.exists() and reward == 0.0 and terminated and not info["success"]
+
+
+@pytest.mark.parametrize("task", ["spiral_matrix", "n_queens"])
+@pytest.mark.parametrize("answer", ["[[1] * 10**10]", "[x for x in range(10**10)]", "().__class__"])
+def test_no_work_or_attributes_reach_eval(task: str, answer: str) -> None:
+    assert not admissible(task, answer)
+
+
+@pytest.mark.parametrize("answer", ["9**9**9**9", "(9**99)**99", "x**(9**9)", "99999999999999!"])
+def test_a_huge_power_never_reaches_sympy(answer: str) -> None:
+    assert not admissible("countdown", answer)
+    env = ReasoningGymEnv("countdown", attempts=1)
+    env.reset(seed=0)
+    assert env.step(answer)[1] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("task", "answer"),
+    [
+        ("countdown", "100 - 65 - 52 + 88 + 32 + 100"),
+        ("simple_integration", "-2*X**4/3 + 5*X**2 + C"),
+        ("intermediate_integration", "sin(2*x)/2 + exp(x)**2 + x**(3/2) + C"),
+        ("spiral_matrix", "[1, 2, 3, 4]"),
+        ("n_queens", "_ Q _ _\n_ _ _ Q"),
+        ("string_insertion", "['a', 'b']"),
+        ("string_insertion", "EDBBDDCDDBEA"),
+    ],
+)
+def test_ordinary_answers_pass_the_guard(task: str, answer: str) -> None:
+    assert admissible(task, answer)

@@ -1,0 +1,154 @@
+"""Which agent answers may reach a Reasoning Gym scorer that evaluates text as Python.
+
+Some of Reasoning Gym's ``score_answer`` methods run the answer through Python's
+``eval`` (``string_insertion``, ``spiral_matrix``, ``binary_matrix``, ``n_queens``) or
+through ``sympy.parse_expr``, which also ends in ``eval`` (``countdown``, ``puzzle24``
+and the integration and polynomial datasets). An RL policy writes those answers, and
+it optimises whatever works: ``__import__('os').system(...)`` would run on the host, and
+``9**9**9**9`` would hang the scorer. ``admissible`` decides from the answer's syntax
+tree alone (nothing is evaluated) whether it is safe to hand over:
+
+- ``eval`` scorers get an answer that is not Python at all (``eval`` then fails as it
+  does for any prose) or Python that only builds literals and names things (a list of
+  strings or numbers, a bare word): no call, attribute or subscript;
+- ``parse_expr`` scorers get arithmetic only: numbers, names, ``+ - * / **`` (and ``^``),
+  calls of a few maths functions, and powers of pure numbers bounded so that no number
+  grows past a few thousand digits.
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["EVAL_SCORED", "SYMPY_SCORED", "admissible"]
+
+EVAL_SCORED: frozenset[str] = frozenset(
+    {"string_insertion", "spiral_matrix", "binary_matrix", "n_queens"}
+)
+"""Datasets whose scorer may call Python's ``eval`` on the answer."""
+
+SYMPY_SCORED: frozenset[str] = frozenset(
+    {
+        "countdown",
+        "puzzle24",
+        "simple_integration",
+        "intermediate_integration",
+        "polynomial_multiplication",
+    }
+)
+"""Datasets whose scorer parses the answer with ``sympy.parse_expr``."""
+
+_FUNCTIONS = frozenset(
+    {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log"}
+    | {"ln", "sqrt", "Abs", "abs"}
+)
+_MAX_EXPRESSION = 2000  # characters a parse_expr answer may have
+_MAX_INT = 10**12  # the largest integer literal in a parse_expr answer
+_MAX_POWER = 64  # the largest exponent of a power of a pure number
+_INERT = (
+    ast.Expression, ast.Constant, ast.Name, ast.Load, ast.List, ast.Tuple,
+    ast.UnaryOp, ast.UAdd, ast.USub, ast.BinOp, ast.Add, ast.Sub,
+)  # fmt: skip
+_BINARY = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.BitXor)
+
+
+def admissible(task: str, answer: str) -> bool:
+    """Whether ``answer`` may be given to ``task``'s scorer (True for datasets without eval).
+
+    >>> admissible("spiral_matrix", "[1, 2, 3]"), admissible("spiral_matrix", "1 2 3")
+    (True, True)
+    >>> admissible("spiral_matrix", "__import__('os').getcwd()")
+    False
+    >>> admissible("countdown", "(25 - 5) * 4 + 2"), admissible("countdown", "9**9**9**9")
+    (True, False)
+    """
+    if task in EVAL_SCORED:
+        return _literal_or_not_python(answer)
+    if task in SYMPY_SCORED:
+        return _arithmetic(answer)
+    return True
+
+
+def _literal_or_not_python(answer: str) -> bool:
+    try:
+        tree = ast.parse(answer.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return True  # eval raises on it too, before running anything
+    # Valid Python: eval would run it, so it may only name things and build literals
+    # (no call, attribute, subscript, comprehension, lambda, or * to multiply a string).
+    return all(isinstance(node, _INERT) for node in ast.walk(tree))
+
+
+def _arithmetic(answer: str) -> bool:
+    if len(answer) > _MAX_EXPRESSION:
+        return False
+    try:
+        tree = ast.parse(answer.strip().replace("\n", " "), mode="eval")
+        return _bounded(tree.body) is not None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+
+
+def _bounded(node: ast.AST) -> float | None:
+    """Digits of ``node``'s value at most (inf if it holds a name); None if not allowed."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if abs(value) > _MAX_INT:
+            return None
+        return float(len(str(abs(int(value)))))
+    if isinstance(node, ast.Name):
+        return None if "_" in node.id else float("inf")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        return _bounded(node.operand)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+            return None
+        if node.keywords or len(node.args) > 2:
+            return None
+        if any(_bounded(arg) is None for arg in node.args):
+            return None
+        return float("inf")  # symbolic: sympy keeps it unevaluated
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _BINARY):
+        left, right = _bounded(node.left), _bounded(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, (ast.Pow, ast.BitXor)):
+            if left == float("inf"):
+                # a symbol's power: the exponent must be a small number (x**2, x**(3/2))
+                return left if right <= 2 else None
+            # a number's power: a small constant exponent, and a result of few digits
+            if not (isinstance(node.right, ast.Constant) or _small_fraction(node.right)):
+                return None
+            exponent = _constant(node.right)
+            if exponent is None or abs(exponent) > _MAX_POWER:
+                return None
+            digits = left * max(abs(exponent), 1)
+            return digits if digits <= 4000 else None
+        if left == float("inf") or right == float("inf"):
+            return float("inf")
+        digits = left + right if isinstance(node.op, (ast.Mult, ast.Div)) else max(left, right) + 1
+        return digits if digits <= 4000 else None
+    return None
+
+
+def _small_fraction(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Div)
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.right, ast.Constant)
+    )
+
+
+def _constant(node: ast.AST) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    if _small_fraction(node):
+        assert isinstance(node, ast.BinOp)
+        left, right = _constant(node.left), _constant(node.right)
+        if left is None or not right:
+            return None
+        return left / right
+    return None

@@ -1,0 +1,186 @@
+"""``reasoning_gym.<task>-v0``: one Reasoning Gym question per episode, a few attempts.
+
+Each reset draws a seed from the env's RNG, builds the dataset with it
+(``reasoning_gym.create_dataset(task, seed=..., size=1)``, which is cheap: entries are
+generated on demand) and asks its one entry. The dataset's own ``score_answer`` grades
+each answer. A wrong answer hears only ``retry_message`` (unary feedback, as turngym's
+``UnaryFeedback`` wrapper and ``TryAgainQA-v0`` do) until ``attempts`` answers are used.
+
+Reward: paid once, when the episode ends: the score of the answer that ended it (the
+first one scoring 1.0, else the last one). Partial credit (many scorers give 0.01 for a
+wrong answer of the right form, or ``len(answer)/len(guess)`` when the guess contains
+the answer) is never summed or maxed over attempts, so spraying answers earns nothing
+a single answer would not; ``reward="success"`` pays 1.0 for a correct answer and 0.0
+otherwise. ``success`` means a score of 1.0.
+
+Answers go to scorers that evaluate text as Python only when
+``turngym.envs.adapters.answer_guard`` finds them harmless; others score 0.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from turngym.core import Invalid, Outcome, TextEnv
+from turngym.envs.adapters.answer_guard import admissible
+from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, TASKS
+from turngym.extras import needs_extra
+
+__all__ = ["REWARDS", "ReasoningGymEnv"]
+
+REWARDS = ("score", "success")
+"""``ReasoningGymEnv(reward=...)``: the scorer's value, or 1.0/0.0 for right/wrong."""
+
+
+class ReasoningGymEnv(TextEnv[str]):
+    """Answer one question of a Reasoning Gym dataset, with unary feedback on a miss.
+
+    Args:
+        task: the dataset's name in ``reasoning_gym.factory.DATASETS`` (one of ``TASKS``).
+        attempts: answers allowed per question, >= 1 (default 3).
+        reward: ``"score"`` (the dataset's score of the final answer, partial credit
+            included) or ``"success"`` (1.0 when it scores 1.0, else 0.0).
+        config: keyword arguments of the dataset's config (e.g. ``{"min_digits": 2}``),
+            checked by Reasoning Gym when the env is made.
+        retry_message: what a wrong answer hears when attempts are left.
+        max_answer_chars: longer answers are refused as invalid (they use no attempt).
+        invalid_action_penalty, max_invalid_actions, render_mode: as in ``TextEnv``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import turngym
+        >>> env = gym.make("turngym/reasoning_gym.basic_arithmetic-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step("not a number")
+        >>> obs, terminated, info["attempts_left"]
+        ("Let's try again.", False, 2)
+
+    """
+
+    def __init__(
+        self,
+        task: str,
+        *,
+        attempts: int = 3,
+        reward: str = "score",
+        config: Mapping[str, Any] | None = None,
+        retry_message: str = "Let's try again.",
+        max_answer_chars: int = 20_000,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int | None = 10,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            invalid_action_penalty=invalid_action_penalty,
+            max_invalid_actions=max_invalid_actions,
+            render_mode=render_mode,
+        )
+        if task in LEFT_OUT:
+            raise ValueError(f"task {task!r} is not offered: {LEFT_OUT[task]}")
+        if task not in TASKS:
+            raise ValueError(
+                f"task must be one of Reasoning Gym's datasets ({', '.join(TASKS[:5])}, ... "
+                f"{len(TASKS)} in all: turngym list --family reasoning_gym), got {task!r}"
+            )
+        if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+            raise ValueError(f"attempts must be an int >= 1, got {attempts!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if config is not None and not isinstance(config, Mapping):
+            raise ValueError(f"config must be a mapping of the dataset's options, got {config!r}")
+        if not isinstance(retry_message, str) or not retry_message.strip():
+            raise ValueError(f"retry_message must be a non-empty string, got {retry_message!r}")
+        if (
+            isinstance(max_answer_chars, bool)
+            or not isinstance(max_answer_chars, int)
+            or max_answer_chars < 1
+        ):
+            raise ValueError(f"max_answer_chars must be an int >= 1, got {max_answer_chars!r}")
+        self.task = task
+        self.attempts = attempts
+        self.reward_mode = reward
+        self.config = dict(config or {})
+        self.retry_message = retry_message
+        self.max_answer_chars = max_answer_chars
+        with needs_extra("reasoning", f"reasoning_gym.{task}-v0"):
+            import reasoning_gym
+
+        self._create = reasoning_gym.create_dataset
+        try:  # fail here, not at the first reset, on a bad config
+            self._create(task, seed=0, size=1, **self.config)
+        except (TypeError, ValueError, AssertionError) as error:
+            raise ValueError(f"config={self.config!r} is not valid for {task}: {error}") from None
+        self.entry: dict[str, Any] = {}
+        """The dataset entry being asked (``question``, ``answer``, ``metadata``)."""
+        self.answers: list[str] = []
+        """The answers given so far in this episode."""
+        self._dataset: Any = None
+        self._entry_seed = 0
+
+    @property
+    def attempts_left(self) -> int:
+        """Answers the agent may still give."""
+        return self.attempts - len(self.answers)
+
+    def _reset(self, options: dict[str, Any]) -> str:
+        self._entry_seed = int(self.np_random.integers(2**31 - 1))
+        self._dataset = self._create(self.task, seed=self._entry_seed, size=1, **self.config)
+        self.entry = self._dataset[0]
+        self.answers = []
+        self.instruction = self.entry["question"]
+        tries = f"{self.attempts} attempts" if self.attempts > 1 else "one attempt"
+        return f"{self.entry['question']}\n\n(Give your answer only. You have {tries}.)"
+
+    def _parse(self, action: str) -> str | Invalid:
+        answer = action.strip()
+        if not answer:
+            return Invalid("the answer is empty")
+        if len(answer) > self.max_answer_chars:
+            return Invalid(f"answers are at most {self.max_answer_chars} characters")
+        return answer
+
+    def score(self, answer: str) -> float:
+        """The dataset's score of ``answer`` for the current entry, in [0, 1].
+
+        0.0 when the answer may not reach a scorer that evaluates it as Python
+        (``answer_guard``) or when the scorer fails on it.
+        """
+        if not admissible(self.task, answer):
+            return 0.0
+        try:
+            value = float(self._dataset.score_answer(answer, self.entry))
+        except Exception:  # a scorer that chokes on an answer rejects it
+            return 0.0
+        return min(max(value, 0.0), 1.0) if value == value else 0.0
+
+    def _apply(self, action: str) -> Outcome:
+        self.answers.append(action)
+        score = self.score(action)
+        right = score >= 1.0
+        if not right and self.attempts_left > 0:
+            return Outcome(self.retry_message, 0.0, info={"attempts_left": self.attempts_left})
+        paid = score if self.reward_mode == "score" else float(right)
+        obs = "Correct." if right else "Out of attempts."
+        info = {
+            "score": score,
+            "answer": _shown(self.entry.get("answer")),
+            "attempts_used": len(self.answers),
+        }
+        return Outcome(obs, paid, terminated=True, success=right, info=info)
+
+    def _state_key(self) -> str:
+        return f"{self.task}|{self._entry_seed}|{len(self.answers)}"
+
+    def _extra_info(self) -> dict[str, Any]:
+        return {"attempts_left": self.attempts_left}
+
+    def _render(self) -> str:
+        lines = [self.entry.get("question", "")]
+        lines += [f"  attempt {k + 1}: {a[:80]}" for k, a in enumerate(self.answers)]
+        lines.append(f"{self.attempts_left} of {self.attempts} attempts left")
+        return "\n".join(lines)
+
+
+def _shown(answer: Any) -> str:
+    return "" if answer is None else str(answer)
