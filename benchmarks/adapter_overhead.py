@@ -29,7 +29,7 @@ from pathlib import Path
 SUITES = ("openspiel", "babyai", "crafter", "nethack", "textworld", "reasoning_gym")
 """Each has a ``benchmarks/overhead_<suite>.py`` (suites sharing a module share a file)."""
 
-_MODULES = {"crafter": "overhead_babyai", "reasoning_gym": "overhead_textworld"}
+_MODULES = {"reasoning_gym": "overhead_textworld"}
 """Suites whose pairs live in another suite's module."""
 
 Side = Callable[[int, int], int]
@@ -97,7 +97,7 @@ def main() -> None:
             _line(suite=suite, skipped=str(exc))
             continue
         for name, native, adapter in pairs:
-            _line(suite=suite, **measure(name, native, adapter, steps, repeat))
+            _line(module=module_name, **measure(name, native, adapter, steps, repeat))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,31 @@
+"""Smoke test of benchmarks/adapter_overhead.py: a line per pair, clean errors for bad flags."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.benchmarks.scripts import ROOT, run_benchmark
+
+pytest.importorskip("pyspiel", reason="the OpenSpiel pairs need the openspiel extra")
+
+
+def test_quick_run_times_both_sides_of_every_pair():
+    head, *lines = run_benchmark("adapter_overhead.py", "--quick", "--suites", "openspiel")
+    assert head["suites"] == ["openspiel"]
+    assert [line["pair"] for line in lines][:2] == ["openspiel.tic_tac_toe", "openspiel.leduc_poker"]
+    for line in lines:
+        assert line["module"] == "overhead_openspiel" and line["steps"] == 50
+        assert line["native_steps_per_s"] > 0 and line["adapter_steps_per_s"] > 0
+        ratio = line["native_steps_per_s"] / line["adapter_steps_per_s"] - 1
+        assert line["overhead"] == pytest.approx(ratio, abs=1e-3)
+        assert line["target_met"] == (line["overhead"] <= 0.15)
+
+
+@pytest.mark.parametrize("flags", [["--suites", "chess"], ["--steps", "0"]])
+def test_bad_flags_are_one_line_errors(flags):
+    script = ROOT / "benchmarks" / "adapter_overhead.py"
+    out = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
