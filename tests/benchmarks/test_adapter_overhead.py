@@ -15,7 +15,8 @@ pytest.importorskip("pyspiel", reason="the OpenSpiel pairs need the openspiel ex
 def test_quick_run_times_both_sides_of_every_pair():
     head, *lines = run_benchmark("adapter_overhead.py", "--quick", "--suites", "openspiel")
     assert head["suites"] == ["openspiel"]
-    assert [line["pair"] for line in lines][:2] == ["openspiel.tic_tac_toe", "openspiel.leduc_poker"]
+    pairs = [line["pair"] for line in lines]
+    assert pairs[:2] == ["openspiel.tic_tac_toe", "openspiel.leduc_poker"]
     for line in lines:
         assert line["module"] == "overhead_openspiel" and line["steps"] == 50
         assert line["native_steps_per_s"] > 0 and line["adapter_steps_per_s"] > 0
