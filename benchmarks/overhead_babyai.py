@@ -25,11 +25,16 @@ import contextlib
 import io
 import json
 import random
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+
+sys.path.insert(0, str(Path(__file__).parent))  # random_play.py beside it
+from random_play import play_legal
 
 _LEVELS = ("GoToRedBall", "GoToLocal", "KeyCorridorS3R3", "BossLevel")
 
@@ -67,17 +72,7 @@ def adapter(level: str, text: bool = True) -> Callable[[int, int], int]:
         env = gym.make(f"turngym/babyai.{level}-v0")
         if not text:  # measurement only: what the env costs without its sentences
             env.unwrapped._describe = lambda obs: []  # type: ignore[attr-defined]
-        rng = random.Random(seed)
-        episode = 0
-        _, info = env.reset(seed=seed)
-        for _ in range(steps):
-            action = rng.choice(info["legal_actions"])
-            _, _, terminated, truncated, info = env.step(action)
-            if terminated or truncated:
-                episode += 1
-                _, info = env.reset(seed=seed + episode)
-        env.close()
-        return steps
+        return play_legal(env, steps, seed)
 
     return play
 

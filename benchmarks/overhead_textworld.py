@@ -34,6 +34,7 @@ import argparse
 import importlib.util
 import json
 import random
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -45,6 +46,9 @@ from gymnasium.utils import seeding
 import turngym  # noqa: F401  (registers the ids)
 from turngym.envs.adapters.textworld_env import KINDS, TextWorldEnv
 from turngym.envs.adapters.textworld_games import game_file
+
+sys.path.insert(0, str(Path(__file__).parent))  # random_play.py beside it
+from random_play import play_legal
 
 EPISODE_STEPS = 100
 
@@ -83,15 +87,8 @@ def _adapter(kind: str) -> Callable[[int, int], int]:
     _game(kind)
 
     def play(steps: int, seed: int) -> int:
-        rng = random.Random(seed)
         env = gym.make(f"turngym/textworld.{kind}-v0", num_games=1)
-        _, info = env.reset(seed=seed)
-        for _ in range(steps):
-            _, _, terminated, truncated, info = env.step(rng.choice(info["legal_actions"]))
-            if terminated or truncated:
-                _, info = env.reset()
-        env.close()
-        return steps
+        return play_legal(env, steps, seed, reseed=False)
 
     return play
 
