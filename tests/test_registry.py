@@ -129,7 +129,10 @@ def test_gym_make_works_in_a_fresh_interpreter_without_importing_turngym(tmp_pat
 
 
 def test_import_is_light():
-    heavy = "('torch', 'transformers', 'playwright', 'ray', 'vllm', 'docker', 'Xlib', 'mss')"
+    heavy = (
+        "('torch', 'transformers', 'playwright', 'ray', 'vllm', 'docker', 'Xlib', 'mss',"
+        " 'pyspiel', 'minigrid', 'crafter', 'nle', 'minihack', 'textworld', 'reasoning_gym')"
+    )
     code = f"import sys, turngym; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
