@@ -18,6 +18,7 @@ One JSON line per pair: steps/s of both and the adapter's overhead per step (tar
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import platform
@@ -41,16 +42,17 @@ def _line(**fields: object) -> None:
 
 
 def _time(side: Side, steps: int, seed: int) -> float:
-    """Steps per second of one pass."""
-    start = time.perf_counter()
-    done = side(steps, seed)
-    return done / (time.perf_counter() - start)
+    """Steps per second of one pass (what the libraries print goes to stderr)."""
+    with contextlib.redirect_stdout(sys.stderr):  # minigrid prints "Sampling rejected"
+        start = time.perf_counter()
+        done = side(steps, seed)
+        return done / (time.perf_counter() - start)
 
 
 def measure(name: str, native: Side, adapter: Side, steps: int, repeat: int) -> dict[str, object]:
     """The fastest of ``repeat`` interleaved passes of each side, and the overhead."""
-    native(min(steps, 50), 0)  # warm caches and imports outside the timing
-    adapter(min(steps, 50), 0)
+    _time(native, min(steps, 50), 0)  # warm caches and imports outside the timing
+    _time(adapter, min(steps, 50), 0)
     best = {"native": 0.0, "adapter": 0.0}
     for r in range(repeat):
         best["native"] = max(best["native"], _time(native, steps, r))
