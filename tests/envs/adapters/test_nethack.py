@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -214,3 +216,36 @@ def test_registration_imports_neither_library_and_the_lent_module_is_removed() -
     absent, present = out[1].split()
     if absent == "True":  # setuptools >= 81: the lent module must be gone again
         assert present == "False"
+
+
+def _ignored_signals() -> set[int]:
+    status = Path("/proc/self/status").read_text()
+    mask = int(
+        next(line for line in status.splitlines() if line.startswith("SigIgn:")).split()[1], 16
+    )
+    return {n for n in range(1, 65) if mask >> (n - 1) & 1}
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's /proc")
+def test_a_finished_game_leaves_the_hosts_signals_alone():
+    # NetHack's end of game sets SIGHUP and SIGXCPU to "ignore" process-wide; children
+    # inherit that, so a sandboxed loop would outlive its CPU limit's SIGXCPU.
+    before = _ignored_signals() & {signal.SIGHUP, signal.SIGXCPU}
+    env = gym.make("turngym/minihack.Room-5x5-v0")
+    _, info = env.reset(seed=0)
+    rng = random.Random(0)
+    ended = False
+    for _ in range(400):
+        _, _, terminated, truncated, info = env.step(rng.choice(info["legal_actions"]))
+        if terminated or truncated:
+            ended = True
+            break
+    assert ended
+    assert _ignored_signals() & {signal.SIGHUP, signal.SIGXCPU} == before
+    env.reset(seed=1)
+    env.close()
+    assert _ignored_signals() & {signal.SIGHUP, signal.SIGXCPU} == before
+    loop = subprocess.run(
+        ["bash", "-c", "ulimit -S -t 1; ulimit -H -t 2; while :; do :; done"], timeout=60
+    )
+    assert loop.returncode == -signal.SIGXCPU

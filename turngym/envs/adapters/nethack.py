@@ -20,9 +20,11 @@ xlogfile is kept (``save_ttyrec_every=0``, ``savedir=None``).
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import importlib.util
 import os
+import signal
 import sys
 import threading
 import types
@@ -186,6 +188,46 @@ def _import_minihack() -> types.ModuleType:
                 del sys.modules["pkg_resources"]
 
 
+class _SignalDispositions:
+    """The process-wide signal dispositions NetHack changes, kept and put back.
+
+    When a game ends, NetHack sets SIGHUP and SIGXCPU to "ignore" for the whole process,
+    and an ignored signal stays ignored in every child it starts: a later sandboxed
+    command would no longer stop at its CPU limit's SIGXCPU (the SWE sandbox relies on
+    it), nor at a hangup. The dispositions are read when the env is made (raw
+    ``struct sigaction`` bytes, so any handler survives) and written back where NetHack
+    ignored them. ``sigaction`` works from any thread, unlike ``signal.signal``.
+    """
+
+    SIGNALS = (signal.SIGHUP, signal.SIGXCPU)
+    _SIZE = 256  # more than any platform's struct sigaction
+    _IGNORE = ctypes.c_void_p(1).value  # SIG_IGN, the struct's first field
+
+    def __init__(self) -> None:
+        self._sigaction: Any = getattr(ctypes.CDLL(None, use_errno=True), "sigaction", None)
+        self._saved: dict[int, ctypes.Array[ctypes.c_char]] = {}
+        for signum in self.SIGNALS:
+            buffer = self._read(signum)
+            if buffer is not None and not self._ignored(buffer):
+                self._saved[signum] = buffer
+
+    def _read(self, signum: int) -> ctypes.Array[ctypes.c_char] | None:
+        if self._sigaction is None:
+            return None
+        buffer = ctypes.create_string_buffer(self._SIZE)
+        return buffer if self._sigaction(int(signum), None, buffer) == 0 else None
+
+    def _ignored(self, buffer: ctypes.Array[ctypes.c_char]) -> bool:
+        return ctypes.c_void_p.from_buffer(buffer).value == self._IGNORE
+
+    def restore(self) -> None:
+        """Put back each kept signal's disposition if it is now "ignore"."""
+        for signum, saved in self._saved.items():
+            now = self._read(signum)
+            if now is not None and self._ignored(now):
+                self._sigaction(int(signum), saved, None)
+
+
 class _NLETextEnv(TextEnv[int]):
     """The text layer shared by NetHack and MiniHack: rendering, action names, seeding."""
 
@@ -194,6 +236,7 @@ class _NLETextEnv(TextEnv[int]):
     def __init__(self, native: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._native = native
+        self._signals = _SignalDispositions()
         self.action_names: tuple[str, ...] = tuple(action_name(a) for a in native.actions)
         if len(set(self.action_names)) != len(self.action_names):
             raise RuntimeError(f"two of NLE's actions share a name: {self.action_names}")
@@ -231,6 +274,7 @@ class _NLETextEnv(TextEnv[int]):
         core, disp = (int(s) for s in self.np_random.integers(0, 2**63 - 1, size=2))
         self._native.seed(core, disp, reseed=False)
         obs, _ = self._native.reset()
+        self._signals.restore()  # a reset ends the game under way
         self._text = self._observe(obs)
         actions = ", ".join(self.action_names)
         return f"{self.instruction}\nActions: {actions}.\n\n{self._text}"
@@ -246,6 +290,8 @@ class _NLETextEnv(TextEnv[int]):
 
     def _apply(self, action: int) -> Outcome:
         obs, reward, done, truncated, info = self._native.step(action)
+        if done or truncated:  # NetHack's end of game ignores two signals
+            self._signals.restore()
         self._text = self._observe(obs)
         status = info["end_status"]
         return Outcome(
@@ -271,6 +317,7 @@ class _NLETextEnv(TextEnv[int]):
         native, self._native = getattr(self, "_native", None), None
         if native is not None:
             native.close()
+            self._signals.restore()
         super().close()
 
 
