@@ -24,6 +24,8 @@ __all__ = ["LeanDecoder"]
 
 _MODEL_TYPES = ("qwen2", "llama")
 _ATTENTION = ("sdpa", "eager")
+_QKV = ("q_proj", "k_proj", "v_proj")
+_GATE_UP = ("gate_proj", "up_proj")
 
 
 def _causal_lm(model: Any) -> Any:
@@ -62,10 +64,8 @@ class LeanDecoder:
         # Plain linear projections run as one matmul each for q/k/v and for gate/up (the
         # weights as they are now: a decoder lives for one generation). Adapter-wrapped
         # ones (LoRA) are called as modules.
-        self.qkv = [
-            _fused(layer.self_attn, ("q_proj", "k_proj", "v_proj")) for layer in self.layers
-        ]
-        self.gate_up = [_fused(layer.mlp, ("gate_proj", "up_proj")) for layer in self.layers]
+        self.qkv = [_fused(layer.self_attn, _QKV) for layer in self.layers]
+        self.gate_up = [_fused(layer.mlp, _GATE_UP) for layer in self.layers]
         self.keys: list[torch.Tensor] = []
         self.values: list[torch.Tensor] = []
         self.length = 0
@@ -120,22 +120,40 @@ class LeanDecoder:
                 shape (rows, length + 1), bool; None when every position counts.
 
         """
+        if self.length >= self.keys[0].shape[2]:
+            raise ValueError("LeanDecoder: the cache is full; start() with a larger capacity")
+        attn_mask = None if mask is None else mask[:, None, None, :]
+        logits = self._run(ids, positions, self.keys, self.values, self.length, attn_mask)
+        self.length += 1
+        return logits
+
+    def _run(
+        self,
+        ids: torch.Tensor,
+        positions: torch.Tensor,
+        keys: list[torch.Tensor],
+        values: list[torch.Tensor],
+        at: int | torch.Tensor,
+        attn_mask: torch.Tensor | None,
+    ) -> torch.Tensor:
+        """One decoding step: write each layer's new key/value at ``at``, attend, logits.
+
+        ``at`` as an int attends to the buffers' first ``at + 1`` positions; as a
+        one-element tensor (``StaticDecoder``: no host value, so a CUDA graph can replay
+        it) the new entries go in with ``index_copy_`` and the whole buffer is attended
+        to, ``attn_mask`` hiding what lies past ``at``.
+        """
         import torch
         import torch.nn.functional as F
 
-        if self.length >= self.keys[0].shape[2]:
-            raise ValueError("LeanDecoder: the cache is full; start() with a larger capacity")
         x = self.embed(ids[:, None])  # (rows, 1, hidden)
         freqs = positions[:, None].float() * self.inv_freq.to(device=x.device, dtype=torch.float)
         emb = torch.cat((freqs, freqs), dim=-1)
         cos = (emb.cos() * self.rope_scale).to(x.dtype)[:, None, None, :]
         sin = (emb.sin() * self.rope_scale).to(x.dtype)[:, None, None, :]
-        rows, at, d = ids.shape[0], self.length, self.head_dim
-        attn_mask = None if mask is None else mask[:, None, None, :]
+        rows, d = ids.shape[0], self.head_dim
         heads, kv = self.q_heads, self.kv_heads
-        for i, (layer, k_buf, v_buf) in enumerate(
-            zip(self.layers, self.keys, self.values, strict=True)
-        ):
+        for i, (layer, k_buf, v_buf) in enumerate(zip(self.layers, keys, values, strict=True)):
             attn = layer.self_attn
             h = layer.input_layernorm(x)
             if (qkv_weights := self.qkv[i]) is not None:
@@ -149,12 +167,18 @@ class LeanDecoder:
                 v = attn.v_proj(h).view(rows, 1, -1, d).transpose(1, 2)
                 q = q * cos + _rotate_half(q) * sin
                 k = k * cos + _rotate_half(k) * sin
-            k_buf[:, :, at : at + 1] = k
-            v_buf[:, :, at : at + 1] = v
+            if isinstance(at, int):
+                k_buf[:, :, at : at + 1] = k
+                v_buf[:, :, at : at + 1] = v
+                k_seen, v_seen = k_buf[:, :, : at + 1], v_buf[:, :, : at + 1]
+            else:
+                k_buf.index_copy_(2, at, k)
+                v_buf.index_copy_(2, at, v)
+                k_seen, v_seen = k_buf, v_buf
             out = F.scaled_dot_product_attention(
                 q,
-                k_buf[:, :, : at + 1],
-                v_buf[:, :, : at + 1],
+                k_seen,
+                v_seen,
                 attn_mask=attn_mask,
                 scale=self.scaling,
                 enable_gqa=self.groups > 1,
@@ -167,8 +191,19 @@ class LeanDecoder:
                 x = x + mlp.down_proj(mlp.act_fn(gate) * up)
             else:
                 x = x + mlp(h)
-        self.length = at + 1
         return self.head(self.norm(x))[:, -1, :]
+
+    def refresh_weights(self) -> None:
+        """Copy the projections' current weights into the fused ones (after an update)."""
+        modules: list[tuple[Any, tuple[str, ...]]] = [(lay.self_attn, _QKV) for lay in self.layers]
+        modules += [(layer.mlp, _GATE_UP) for layer in self.layers]
+        for (module, names), fused in zip(modules, self.qkv + self.gate_up, strict=True):
+            fresh = _fused(module, names) if fused is not None else None
+            if fused is None or fresh is None:
+                continue
+            fused[0].copy_(fresh[0])
+            if fused[1] is not None and fresh[1] is not None:
+                fused[1].copy_(fresh[1])
 
 
 def _fused(module: Any, names: tuple[str, ...]) -> tuple[torch.Tensor, torch.Tensor | None] | None:

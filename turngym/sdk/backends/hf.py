@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from turngym.extras import require_installed
 from turngym.hf_compat import cache_kwargs, output_cache, quiet
 from turngym.sdk.backends.decode import LeanDecoder
+from turngym.sdk.backends.static_decode import MIN_CAPACITY, StaticDecoder, bucket, decode
 from turngym.sdk.choices import ChoiceTree
 from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
 
@@ -128,6 +129,13 @@ class HFPolicy:
         self._join_caches = True  # bucketed prefill (False once a model's cache cannot join)
         self.lean_decoding = True
         """decode with ``LeanDecoder`` when the model supports it (False: the model's forward)"""
+        self.static_decoding: bool | None = None
+        """decode over a fixed-shape KV cache (``StaticDecoder``, CUDA graphs on a GPU):
+        None: on CUDA only; needs ``lean_decoding`` and a model it supports, and is
+        not used for guided rows (``choices``)"""
+        self.cuda_graphs = True
+        """replay the static decoder's steps as CUDA graphs (a CUDA model in eval mode)"""
+        self._static: StaticDecoder | None = None
         self.stats: dict[str, float] = {"forward_s": 0.0, "forwards": 0, "new_tokens": 0}
         """running totals for profiling: seconds in model forwards, forward calls, tokens"""
 
@@ -254,10 +262,37 @@ class HFPolicy:
                     self._join_caches = False
             if cache is None:
                 logits, cache = self._forward(ids, mask if padded else None, positions, None)
+            next_pos = positions[:, -1] + 1
+
+            def goes_on(r: int) -> bool:
+                """After free row ``r``'s newest token: whether its generation continues."""
+                if (
+                    tokens[r][-1] in eos
+                    or (params.stop and self._stopped(tokens[r], params.stop))
+                    or (should_stop is not None and should_stop(row_ids[r]))  # client left
+                ):
+                    finish[r] = "stop"
+                    return False
+                return len(tokens[r]) < params.max_new_tokens  # guided rows may run longer
+
+            static = (
+                None if any(t is not None for t in trees) else self._static_for(n, width, steps)
+            )
+            if static is not None:
+                size = static.load(cache, mask, next_pos)
+                del cache
+
+                def accept(r: int, token: int, logp: float) -> bool:
+                    tokens[r].append(token)
+                    logps[r].append(logp)
+                    return goes_on(r)
+
+                self._decode_static(static, logits, size, n, steps, uniforms, params, accept)
+                self.stats["new_tokens"] += sum(len(t) for t in tokens)
+                return [self._finish(tokens[r], logps[r], finish[r], params) for r in range(n)]
             lean = self._lean
             if lean is not None:
                 lean.start(cache, width + steps)  # the lean decoder owns the cache from here
-            next_pos = positions[:, -1] + 1
             for step in range(steps):
                 guided = [
                     (j, tree.allowed(tokens[r]))
@@ -287,13 +322,7 @@ class HFPolicy:
                             finish[r] = "stop"
                         else:
                             keep.append(j)
-                    elif (
-                        tok in eos
-                        or (params.stop and self._stopped(tokens[r], params.stop))
-                        or (should_stop is not None and should_stop(row_ids[r]))  # client left
-                    ):
-                        finish[r] = "stop"
-                    elif len(tokens[r]) < params.max_new_tokens:  # guided rows may run longer
+                    elif goes_on(r):
                         keep.append(j)
                 if not keep or step == steps - 1:
                     break
@@ -322,6 +351,52 @@ class HFPolicy:
                 next_pos = next_pos + 1
         self.stats["new_tokens"] += sum(len(t) for t in tokens)
         return [self._finish(tokens[r], logps[r], finish[r], params) for r in range(n)]
+
+    def _static_for(self, rows: int, width: int, steps: int) -> StaticDecoder | None:
+        """The static decoder for ``rows`` prompts of ``width`` + ``steps`` tokens, or None."""
+        use = self.static_decoding
+        if use is None:
+            use = self.device.type == "cuda"
+        if not use or not self.lean_decoding or not LeanDecoder.supports(self.model):
+            return None
+        graphs = self.cuda_graphs and not self.model.training
+        size, capacity = bucket(rows), bucket(width + steps, MIN_CAPACITY)
+        old = self._static
+        if old is not None and old.fits(self.model, size, capacity, graphs):
+            return old
+        if old is not None and old.fits(self.model, 1, 1, graphs):  # grow, never shrink
+            size, capacity = max(size, old.rows), max(capacity, old.capacity)
+        self._static = None  # its buffers and graphs go before the new ones are made
+        self._static = StaticDecoder(self.model, size, capacity, graphs)
+        return self._static
+
+    def _decode_static(
+        self,
+        static: StaticDecoder,
+        logits: torch.Tensor,
+        size: int,
+        n: int,
+        steps: int,
+        uniforms: torch.Tensor | None,
+        params: SamplingParams,
+        accept: Callable[[int, int, float], bool],
+    ) -> None:
+        """Run ``decode`` with this policy's sampling (``accept`` takes each new token)."""
+        import torch
+
+        def sample(
+            logits: torch.Tensor, rows: torch.Tensor, step: int
+        ) -> tuple[torch.Tensor, torch.Tensor]:
+            if uniforms is None:
+                picked = logits.argmax(dim=-1)
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                return picked, logp.gather(1, picked[:, None])[:, 0]
+            return _sample(logits.float(), params, uniforms[rows, step])
+
+        start, before = time.perf_counter(), static.steps_run
+        decode(static, logits, size, n, steps, sample, accept)
+        self.stats["forward_s"] += time.perf_counter() - start
+        self.stats["forwards"] += static.steps_run - before
 
     @property
     def _lean(self) -> LeanDecoder | None:
