@@ -1,5 +1,7 @@
 """Success of minigrid's BabyAI bot (turngym's BabyAI expert) on every ``babyai.<Level>-v0``.
 
+The levels in ``babyai_levels.LEFT_OUT`` are not registered, so they are not played.
+
 Plays ``--seeds`` episodes (seeds 0..n-1, default 100) of each level with
 ``BabyAIBotExpert`` through the turngym env, and prints one JSON line per level: its
 success rate, mean episode length, how many episodes the bot gave up in (minigrid's bot
@@ -29,7 +31,7 @@ import gymnasium as gym
 
 import turngym  # noqa: F401  (registers the ids)
 from turngym.agents.experts.babyai_bot import BabyAIBotExpert
-from turngym.envs.adapters.babyai_levels import LEVELS
+from turngym.envs.adapters.babyai_levels import LEFT_OUT, LEVELS
 
 
 def bot_success(level: str, seeds: int) -> dict[str, Any]:
@@ -69,7 +71,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--seeds must be a positive int, got {args.seeds}")
     levels = [level for level, _, _ in LEVELS if fnmatch.fnmatchcase(level, args.levels)]
     if not levels:
-        parser.error(f"--levels {args.levels!r} matches no BabyAI level")
+        left_out = [level for level in LEFT_OUT if fnmatch.fnmatchcase(level, args.levels)]
+        why = f" ({left_out[0]} is left out: {LEFT_OUT[left_out[0]]})" if left_out else ""
+        parser.error(f"--levels {args.levels!r} matches no registered BabyAI level{why}")
     for level in levels:
         print(json.dumps(bot_success(level, args.seeds)), flush=True)
 

@@ -37,3 +37,13 @@ def test_bot_script_reports_a_level():
     (line,) = run_benchmark("babyai_bot.py", "--levels", "GoToRedBall", "--seeds", "3")
     assert line["level"] == "GoToRedBall" and line["episodes"] == 3
     assert line["success_rate"] == 1.0 and line["bot_gave_up"] == 0
+
+
+def test_bot_script_says_a_left_out_level_is_left_out(capsys):
+    spec = importlib.util.spec_from_file_location("babyai_bot", ROOT / "benchmarks/babyai_bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit):
+        module.main(["--levels", "OpenDoorsOrderN2Debug", "--seeds", "1"])
+    assert "OpenDoorsOrderN2Debug is left out: unwinnable" in capsys.readouterr().err

@@ -16,7 +16,7 @@ import turngym  # noqa: F401
 from tests.sampling import sample_ids
 from turngym.agents.experts.babyai_bot import BabyAIBotExpert
 from turngym.envs.adapters.babyai import ACTIONS, BabyAIEnv, describe_view
-from turngym.envs.adapters.babyai_levels import BOT_FAILS, LEVELS
+from turngym.envs.adapters.babyai_levels import LEFT_OUT, LEVELS
 from turngym.registry import entry, select
 from turngym.testing import check_text_env
 
@@ -50,29 +50,55 @@ def test_levels_match_what_minigrid_registers():
         found = re.fullmatch(r"BabyAI-(\w+)-v(\d+)", name)
         if found:
             registered.add((found.group(1), int(found.group(2))))
-    assert {(level, version) for level, version, _ in LEVELS} == registered
+    # every minigrid level is either registered here or left out with a reason
+    ours = {(level, version) for level, version, _ in LEVELS}
+    assert ours | {(level, 0) for level in LEFT_OUT} == registered
+    assert not {level for level, _ in ours} & set(LEFT_OUT)
     assert [f"turngym/babyai.{level}-v0" for level, _, _ in LEVELS] == IDS
+    assert len(IDS) == 94
     assert all(e.extra == "babyai" and e.suite == "babyai" for e in select(families=["babyai"]))
 
 
-def test_the_bot_is_the_expert_where_it_reaches_the_target():
+def test_the_bot_is_the_expert_on_every_registered_level():
     import json
     from pathlib import Path
 
     measured = Path(__file__).parents[3] / "benchmarks/results/babyai_bot.jsonl"
-    rates = {r["level"]: r["success_rate"] for r in map(json.loads, measured.open())}
-    assert set(rates) == {level for level, _, _ in LEVELS}
-    assert {level for level, rate in rates.items() if rate < 0.95} == BOT_FAILS
+    records = [json.loads(line) for line in measured.open()]
+    assert [r["level"] for r in records] == [level for level, _, _ in LEVELS]
+    assert all(r["episodes"] == 100 and r["success_rate"] >= 0.95 for r in records)
     for level, _, _ in LEVELS:
-        has_expert = entry(f"babyai.{level}-v0").expert is not None
-        assert has_expert == (level not in BOT_FAILS)
+        assert entry(f"babyai.{level}-v0").expert == (
+            "turngym.agents.experts.babyai_bot:BabyAIBotExpert"
+        )
+
+
+@pytest.mark.parametrize("level", ["OpenDoorsOrderN2Debug", "OpenDoorsOrderN4Debug"])
+def test_a_left_out_level_is_not_registered_and_says_why(level):
+    assert f"turngym/babyai.{level}-v0" not in gym.registry
+    with pytest.raises(ValueError, match=f"level {level!r} is left out: .*minigrid") as caught:
+        BabyAIEnv(level=level)
+    assert "\n" not in str(caught.value)
+    assert LEFT_OUT[level] in str(caught.value)
+
+
+def test_the_page_names_the_registered_ids_and_the_left_out_levels_with_why():
+    from pathlib import Path
+
+    page = (Path(__file__).parents[3] / "docs/adapters/babyai.md").read_text()
+    named = set(re.findall(r"`(?:turngym/)?(babyai\.\w+-v\d+)`", page))
+    assert named == {e.name for e in select(families=["babyai"])}
+    left_out = page.split("## Left out", 1)[1].split("\n## ", 1)[0]
+    for level in LEFT_OUT:
+        assert f"`{level}`" in left_out
+    assert "BeforeInstr" in left_out and "AfterInstr" in left_out
 
 
 def test_registration_imports_no_minigrid():
     code = (
         "import sys, turngym, gymnasium as gym\n"
         "from turngym.registry import select\n"
-        "assert len(select(families=['babyai'])) == 96\n"
+        "assert len(select(families=['babyai'])) == 94\n"
         "assert 'turngym/babyai.BossLevel-v0' in gym.registry\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'minigrid'))\n"
     )

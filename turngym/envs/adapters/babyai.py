@@ -17,7 +17,7 @@ import functools
 from typing import Any
 
 from turngym.core import Invalid, Outcome, TextEnv, match_action
-from turngym.envs.adapters.babyai_levels import LEVELS, minigrid_id
+from turngym.envs.adapters.babyai_levels import LEFT_OUT, LEVELS, minigrid_id
 from turngym.extras import needs_extra
 
 __all__ = ["ACTIONS", "BabyAIEnv", "describe_view"]
@@ -131,7 +131,8 @@ class BabyAIEnv(TextEnv[int]):
     each step and an agent without history still needs it.
 
     Args:
-        level: a BabyAI level name, e.g. ``"GoToRedBall"`` (``LEVELS``).
+        level: a BabyAI level name, e.g. ``"GoToRedBall"`` (``LEVELS``; the levels in
+            ``LEFT_OUT`` raise ValueError with the reason).
         **kwargs: ``TextEnv`` options (``invalid_action_penalty``, ``max_invalid_actions``,
             ``render_mode``).
 
@@ -148,6 +149,8 @@ class BabyAIEnv(TextEnv[int]):
     """
 
     def __init__(self, level: str = "GoToRedBall", **kwargs: Any) -> None:
+        if level in LEFT_OUT:
+            raise ValueError(f"level {level!r} is left out: {LEFT_OUT[level]}")
         if level not in _VERSIONS:
             raise ValueError(
                 f"level must be one of minigrid's BabyAI levels (e.g. 'GoToRedBall', "

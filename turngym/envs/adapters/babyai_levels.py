@@ -1,13 +1,14 @@
 """The names of minigrid's BabyAI levels, as static data (this module imports nothing).
 
 ``turngym.registry`` reads ``LEVELS`` to register ``turngym/babyai.<Level>-v0`` without
-importing minigrid; ``tests/envs/adapters/test_babyai.py`` checks that the table matches
-what the installed minigrid registers (``BabyAI-<Level>-v<N>``).
+importing minigrid. Every level the installed minigrid registers (``BabyAI-<Level>-v<N>``)
+is either in ``LEVELS`` or in ``LEFT_OUT`` with the reason; ``tests/envs/adapters/
+test_babyai.py`` checks that.
 """
 
 from __future__ import annotations
 
-__all__ = ["BOT_FAILS", "LEVELS", "minigrid_id"]
+__all__ = ["LEFT_OUT", "LEVELS", "minigrid_id"]
 
 LEVELS: tuple[tuple[str, int, int], ...] = (
     # (level, minigrid's version of it, the largest native max_steps over seeds 0-4):
@@ -59,8 +60,6 @@ LEVELS: tuple[tuple[str, int, int], ...] = (
     ("OpenRedBlueDoorsDebug", 0, 720),
     ("OpenDoorsOrderN2", 0, 720),
     ("OpenDoorsOrderN4", 0, 720),
-    ("OpenDoorsOrderN2Debug", 0, 720),
-    ("OpenDoorsOrderN4Debug", 0, 720),
     ("Pickup", 0, 576),
     ("UnblockPickup", 0, 576),
     ("PickupLoc", 0, 64),
@@ -111,22 +110,22 @@ LEVELS: tuple[tuple[str, int, int], ...] = (
     ("BossLevel", 0, 2880),
     ("BossLevelNoUnlock", 0, 2880),
 )
-"""Every BabyAI level minigrid 3.2 registers, in its registration order."""
+"""Every BabyAI level minigrid 3.2 registers but those in ``LEFT_OUT``, in its order."""
 
 
-BOT_FAILS: frozenset[str] = frozenset(
-    {
-        # Only the one-door missions (29 and 33 of seeds 0-99) can be won: in minigrid's
-        # strict BeforeInstr/AfterInstr, the toggle that opens the first named door is
-        # also checked against the second door's OpenInstr, which sees a wrong door in
-        # front and fails the episode. Right play loses the two-door missions too.
-        "OpenDoorsOrderN2Debug",
-        "OpenDoorsOrderN4Debug",
-    }
+_UNWINNABLE = (
+    "unwinnable on most seeds in minigrid: its strict BeforeInstr/AfterInstr checks the "
+    "toggle that opens the first named door against the second door's OpenInstr too, "
+    "which fails the episode, so right play loses every two-door mission"
 )
-"""Levels where the expert (minigrid's bot, or turngym's planner on the levels in
-``turngym.agents.experts.babyai_planner.PLANNERS``) solves fewer than 95 of seeds 0-99
-(``benchmarks/babyai_bot.py``): their rows register no expert."""
+
+LEFT_OUT: dict[str, str] = {
+    # minigrid 3.2 registers both as -v0; only their one-door missions (29 and 33 of
+    # seeds 0-99) can be won, so an agent would learn that opening doors loses.
+    "OpenDoorsOrderN2Debug": _UNWINNABLE,
+    "OpenDoorsOrderN4Debug": _UNWINNABLE,
+}
+"""minigrid's BabyAI levels not registered, and why (each is ``BabyAI-<Level>-v0``)."""
 
 
 def minigrid_id(level: str, version: int) -> str:
