@@ -13,7 +13,16 @@ torch = pytest.importorskip("torch")
 def test_tiny_cpu_run_measures_steps_tokens_and_phases() -> None:
     args = ["--device", "cpu", "--size", "tiny", "--steps", "2", "--groups", "2"]
     lines = run_benchmark(
-        "gpu_grpo.py", *args, "--group-size", "4", "--max-new-tokens", "8", "--rollouts", "hf"
+        "gpu_grpo.py",
+        *args,
+        "--group-size",
+        "4",
+        "--max-new-tokens",
+        "8",
+        "--rollouts",
+        "hf",
+        "--peer",
+        "none",
     )
     assert len(lines) == 1
     line = lines[0]

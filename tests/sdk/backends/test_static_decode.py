@@ -149,6 +149,20 @@ def test_longer_generations_grow_the_decoder(tiny_model_dir):
     _assert_same(static, dynamic)
 
 
+def test_release_frees_the_buffers_and_the_next_call_rebuilds(tiny_model_dir):
+    import weakref
+
+    policy = HFPolicy(tiny_model_dir, device="cpu")
+    policy.static_decoding = True
+    first = policy.generate(_prompts(policy), SAMPLED)
+    keys = weakref.ref(policy._static.keys[0])
+    policy.release_decoder()
+    assert policy._static is None and keys() is None  # nothing else holds the buffers
+    again = policy.generate(_prompts(policy), SAMPLED)
+    assert policy._static is not None
+    assert [g.token_ids for g in again] == [g.token_ids for g in first]
+
+
 def test_lora_model_decodes_with_its_adapters(tiny_model_dir):
     peft = pytest.importorskip("peft")
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)

@@ -10,7 +10,10 @@ joined, so little of the prefill is spent on padding. ``score`` sums the log-pro
 continuations after one shared prompt (one forward over the prompt + candidate rows).
 Qwen2 and Llama models decode their new tokens with ``LeanDecoder`` (backends/decode.py:
 the model's own layers without the framework's per-call overhead, same results);
-``lean_decoding = False`` or any other architecture uses the model's forward.
+``lean_decoding = False`` or any other architecture uses the model's forward. On CUDA
+they decode with ``StaticDecoder`` instead (backends/static_decode.py: a fixed-shape KV
+cache kept between calls, each step replayed as a CUDA graph, tokens read back every 16
+steps; same results), except for guided rows; ``static_decoding`` turns it on or off.
 
 Determinism: with ``SamplingParams(seed=s)``, the prompt at index ``i`` of a
 ``generate`` call draws its randomness from its own generator seeded by ``(s, i)``, so
@@ -166,7 +169,8 @@ class HFPolicy:
             should_stop: asked with a prompt's index before its prefill and after each
                 of its tokens; True ends that prompt's generation there, with the tokens
                 so far (``turngym serve`` stops the prompts of a client that left).
-                The other rows go on unchanged.
+                The other rows go on unchanged. The static decoder asks at each read
+                of the tokens (every 16 steps), once per token since the last read.
 
         """
         if not isinstance(params, SamplingParams):
@@ -351,6 +355,15 @@ class HFPolicy:
                 next_pos = next_pos + 1
         self.stats["new_tokens"] += sum(len(t) for t in tokens)
         return [self._finish(tokens[r], logps[r], finish[r], params) for r in range(n)]
+
+    def release_decoder(self) -> None:
+        """Free the static decoder's KV buffers and CUDA graphs (the next call rebuilds).
+
+        They stay allocated between calls, sized for the largest call so far, so that
+        the graphs are captured once; a long-lived process that is done generating, or
+        that made one unusually long call, can give the memory back.
+        """
+        self._static = None
 
     def _static_for(self, rows: int, width: int, steps: int) -> StaticDecoder | None:
         """The static decoder for ``rows`` prompts of ``width`` + ``steps`` tokens, or None."""

@@ -97,7 +97,7 @@ class DataParallel:
 
     @classmethod
     def start(cls) -> DataParallel | None:
-        """Join the process group ``torchrun`` set up (None when there is one process).
+        """Join the process group ``torchrun`` set up (None outside torchrun with one process).
 
         Raises:
             ValueError: ``WORLD_SIZE`` > 1 but ``torchrun``'s other variables are
@@ -105,7 +105,9 @@ class DataParallel:
 
         """
         world = world_size()
-        if world == 1:
+        # One process under torchrun still joins a group: `--nproc_per_node 1` runs the
+        # same DDP/FSDP code (and NCCL) as many processes do, which one GPU can check.
+        if world == 1 and "TORCHELASTIC_RUN_ID" not in os.environ:
             return None
         import torch
         import torch.distributed as dist
