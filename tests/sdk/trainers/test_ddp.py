@@ -148,6 +148,28 @@ def test_two_cpu_processes_train_like_one(rl_model_dir, tmp_path):
     assert moved > 1e-4  # the weights did move: the check above is not vacuous
 
 
+def test_one_process_under_torchrun_joins_a_group_and_one_outside_does_not(monkeypatch):
+    # `torchrun --nproc_per_node 1` runs the data-parallel code (NCCL on one GPU);
+    # a plain single process keeps the plain path.
+    import torch.distributed as dist
+
+    from turngym.sdk.trainers.parallel import DataParallel
+
+    for key in ("WORLD_SIZE", "TORCHELASTIC_RUN_ID"):
+        monkeypatch.delenv(key, raising=False)
+    assert DataParallel.start() is None
+    env = {"WORLD_SIZE": "1", "RANK": "0", "LOCAL_RANK": "0", "TORCHELASTIC_RUN_ID": "t"}
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    dp = DataParallel.start()
+    try:
+        assert dp is not None and (dp.world, dp.rank, dp.backend) == (1, 0, "gloo")
+        assert dp.gather([1, 2]) == [1, 2] and dp.sum({"x": 2.0}) == {"x": 2.0}
+    finally:
+        dist.destroy_process_group()
+
+
 def test_outside_torchrun_a_world_size_alone_is_a_clear_error(monkeypatch, rl_model_dir, tmp_path):
     monkeypatch.setenv("WORLD_SIZE", "2")
     for key in ("RANK", "MASTER_ADDR", "MASTER_PORT"):
