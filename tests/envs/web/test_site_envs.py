@@ -11,6 +11,7 @@ import pytest
 import turngym  # noqa: F401  (registers the ids)
 from tests import system_deps
 from tests.envs.web.random_web_agent import RandomWebAgent
+from tests.sampling import sample_values
 from turngym.agents import make_expert
 from turngym.registry import ENVS
 from turngym.testing import check_text_env
@@ -63,9 +64,12 @@ def test_conformance(env_id):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", SITE_ENVS)
-def test_every_template_is_solved_by_its_oracle_on_20_seeds(env_id):
+def test_every_template_is_solved_by_its_oracle_on_sampled_seeds(env_id):
+    # Measured on all of seeds 0-19 when written; each run plays 8 of them, drawn with
+    # the run's sample seed (printed at the end of the run), to keep the suite's time.
     templates = gym.make(env_id).unwrapped.site.templates
-    jobs = [(t, s) for t in templates for s in SEEDS]
+    seeds = sample_values(SEEDS, 8, f"oracle:{env_id}")
+    jobs = [(t, s) for t in templates for s in seeds]
     infos = _play_all(env_id, jobs, make_expert)
     failed = [
         (job, info.get("score"), info.get("last_action_error"))
