@@ -10,6 +10,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
+from tests.sdk.backends.test_decode import _assert_same
 from turngym.sdk.backends import static_decode
 from turngym.sdk.backends.hf import HFPolicy
 from turngym.sdk.backends.static_decode import StaticDecoder, bucket
@@ -47,13 +48,6 @@ def _both_ways(policy, params, prompts=None, **kwargs):
     dynamic = policy.generate(prompts, params, **kwargs)
     policy.static_decoding = None
     return static, dynamic
-
-
-def _assert_same(static, dynamic):
-    assert [g.token_ids for g in static] == [g.token_ids for g in dynamic]
-    for a, b in zip(static, dynamic, strict=True):
-        assert a.logprobs == pytest.approx(b.logprobs, abs=1e-5)
-        assert (a.finish_reason, a.text) == (b.finish_reason, b.text)
 
 
 @pytest.mark.parametrize(

@@ -5,20 +5,15 @@ on the same episodes."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from tests.sdk.trainers.launch import free_port, torchrun  # noqa: E402
 from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = """
 import pickle, sys
@@ -56,29 +51,9 @@ with open(out / f"rank{rank}.pkl", "wb") as f:
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _torchrun(tmp_path: Path, config: dict) -> list[dict]:
     """Train ``config`` in 2 processes under torchrun; what each process recorded."""
-    script = tmp_path / "train.py"
-    script.write_text(SCRIPT)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    env.pop("WORLD_SIZE", None)
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
-    cmd += ["--master_addr", "127.0.0.1", "--master_port", str(_free_port())]
-    done = subprocess.run(
-        [*cmd, str(script), str(tmp_path), repr(config)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    torchrun(SCRIPT, [str(tmp_path), repr(config)], nproc=2, cwd=tmp_path, timeout=300)
     return [pickle.loads((tmp_path / f"rank{r}.pkl").read_bytes()) for r in (0, 1)]
 
 
@@ -159,7 +134,7 @@ def test_one_process_under_torchrun_joins_a_group_and_one_outside_does_not(monke
         monkeypatch.delenv(key, raising=False)
     assert DataParallel.start() is None
     env = {"WORLD_SIZE": "1", "RANK": "0", "LOCAL_RANK": "0", "TORCHELASTIC_RUN_ID": "t"}
-    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     dp = DataParallel.start()

@@ -11,22 +11,18 @@ Skipped where no CUDA GPU is found (CI has none).
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from tests.sdk.trainers.launch import torchrun  # noqa: E402
+
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
 ]
-
-ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = """
 import json, sys
@@ -49,26 +45,9 @@ print("RESULT " + json.dumps({
 
 
 def _torchrun(tmp_path: Path, config: dict) -> dict:
-    script = tmp_path / "train.py"
-    script.write_text(SCRIPT)
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "PYTHONPATH": path}
-    env.pop("WORLD_SIZE", None)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "1"]
-    cmd += ["--master_addr", "127.0.0.1", "--master_port", str(port)]
-    done = subprocess.run(
-        [*cmd, str(script), repr(config)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+    """Train ``config`` in one process under torchrun; what it printed."""
+    out = torchrun(SCRIPT, [repr(config)], nproc=1, cwd=tmp_path, timeout=600)
+    line = [ln for ln in out.splitlines() if ln.startswith("RESULT ")][-1]
     return json.loads(line[len("RESULT ") :])
 
 
