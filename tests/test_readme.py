@@ -1,4 +1,5 @@
-"""README.md as written: its Python snippets run, its commands parse, its figures match.
+"""README.md and the guide (docs/guide/*.md) as written: their Python snippets run, their
+commands parse, their figures match.
 
 A snippet runs in a fresh namespace in a temporary folder. An HTML comment on the line
 before a snippet's fence changes that:
@@ -25,15 +26,31 @@ from turngym.registry import ENVS
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 BENCHMARKS = (ROOT / "benchmarks" / "README.md").read_text()
+GUIDE = sorted((ROOT / "docs" / "guide").glob("*.md"))
+ENV_PAGE = (ROOT / "docs" / "guide" / "environments.md").read_text()
+PAGES = {"README.md": README, **{f"docs/guide/{p.name}": p.read_text() for p in GUIDE}}
 
 _FENCE = re.compile(
     r"(?:<!-- readme-test: (?P<mark>[^>]*?) -->\n)?```(?P<lang>\w+)\n(?P<code>.*?)```", re.S
 )
 _BLOCKS = [
-    (README.count("\n", 0, m.start("code")) + 1, m["lang"], m["code"], m["mark"])
-    for m in _FENCE.finditer(README)
+    (page, text.count("\n", 0, m.start("code")) + 1, m["lang"], m["code"], m["mark"])
+    for page, text in PAGES.items()
+    for m in _FENCE.finditer(text)
 ]
-_SNIPPETS = [(line, code, mark) for line, lang, code, mark in _BLOCKS if lang == "python"]
+_PYTHON = [
+    (f"{page}:{line}", code, mark) for page, line, lang, code, mark in _BLOCKS if lang == "python"
+]
+_SNIPPETS = _PYTHON[1:]  # the first is the README's taste (test_quickstart_block_runs)
+
+
+def test_the_readme_is_short_and_the_guide_holds_the_rest():
+    # issue 31: the README is the pitch, the two commands, a taste, the families table
+    # and the way to the site; everything else moved to docs/guide/.
+    assert README.count("\n") < 120
+    assert len(GUIDE) >= 8
+    for page in GUIDE:
+        assert f"docs/guide/{page.name}" in README, page.name
 
 
 def test_quickstart_block_runs(capsys):
@@ -57,37 +74,40 @@ def _commands(code: str) -> list[list[str]]:
     return out
 
 
-def _bash_before(line: int) -> str:
-    blocks = [code for start, lang, code, _ in _BLOCKS if lang == "bash" and start < line]
-    assert blocks, f"README.md:{line} runs after the commands above, but none are above"
+def _bash_before(where: str) -> str:
+    page, line = where.rsplit(":", 1)
+    blocks = [
+        code
+        for p, start, lang, code, _ in _BLOCKS
+        if p == page and lang == "bash" and start < int(line)
+    ]
+    assert blocks, f"{where} runs after the commands above, but none are above"
     return blocks[-1]
 
 
-@pytest.mark.parametrize(
-    ("line", "code", "mark"), _SNIPPETS[1:], ids=[f"line{line}" for line, _, _ in _SNIPPETS[1:]]
-)
-def test_python_snippet_runs(line, code, mark, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize(("where", "code", "mark"), _SNIPPETS, ids=[w for w, _, _ in _SNIPPETS])
+def test_python_snippet_runs(where, code, mark, tmp_path, monkeypatch, capsys):
     from turngym.cli import main
 
     if mark and mark.startswith("skip"):
         reason = mark.removeprefix("skip").strip(" ()")
-        assert re.search(r"GPU|server|cluster", reason), f"README.md:{line}: skip only for those"
-        pytest.skip(f"README.md:{line}: {reason}")
-    assert mark in (None, "after the commands above"), f"README.md:{line}: unknown mark {mark!r}"
+        assert re.search(r"GPU|server|cluster", reason), f"{where}: skip only for those"
+        pytest.skip(f"{where}: {reason}")
+    assert mark in (None, "after the commands above"), f"{where}: unknown mark {mark!r}"
     monkeypatch.chdir(tmp_path)  # snippets write runs/, data/, few.parquet
     try:
         if mark:
-            for argv in _commands(_bash_before(line)):
+            for argv in _commands(_bash_before(where)):
                 if not any(a.startswith(("hf:", "openai:")) for a in argv):
                     assert main(argv) == 0, argv
-        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+        exec(compile(code, where, "exec"), {"__name__": "__readme__"})
     except MissingExtra as error:
         pytest.skip(str(error))
     except ModuleNotFoundError as error:
         extra = next((e for e in EXTRAS.values() if error.name in (*e.modules, *e.also)), None)
         if extra is None:
             raise
-        pytest.skip(f"README.md:{line} needs the {extra.name} extra ({error.name})")
+        pytest.skip(f"{where} needs the {extra.name} extra ({error.name})")
     capsys.readouterr()
 
 
@@ -96,13 +116,13 @@ def test_every_turngym_command_parses_and_names_real_envs_and_files():
     from turngym.registry import select
 
     parser = build_parser()
-    commands = [argv for _, lang, code, _ in _BLOCKS if lang == "bash" for argv in _commands(code)]
+    commands = [argv for *_, lang, code, _ in _BLOCKS if lang == "bash" for argv in _commands(code)]
     assert len(commands) > 20
     for argv in commands:
         try:
             args = parser.parse_args(argv)
         except SystemExit:
-            pytest.fail(f"README command does not parse: turngym {shlex.join(argv)}")
+            pytest.fail(f"a documented command does not parse: turngym {shlex.join(argv)}")
         env = getattr(args, "env", None)  # one id (play, collect, train) or a list (eval)
         select([env] if isinstance(env, str) else env or [])  # KeyError: no such env
         if getattr(args, "config", None):
@@ -110,7 +130,7 @@ def test_every_turngym_command_parses_and_names_real_envs_and_files():
 
 
 def test_env_table_lists_every_registered_id():
-    listed = set(re.findall(r"`(turngym/[A-Za-z0-9]+(?:-[A-Z][A-Za-z0-9]+)*-v\d+)`", README))
+    listed = set(re.findall(r"`(turngym/[A-Za-z0-9]+(?:-[A-Z][A-Za-z0-9]+)*-v\d+)`", ENV_PAGE))
     # the adapters' ids are in their suites' pages (the next test)
     adapters = {e.id for e in ENVS if e.suite is not None}
     table = {e.id for e in ENVS if e.suite is None and not e.name.startswith(("miniwob.", "gui."))}
@@ -123,16 +143,16 @@ def test_every_adapter_id_is_named_in_its_suites_page():
     assert {e.name for e in ENVS if e.suite is not None} <= named
 
 
-def test_every_miniwob_task_is_named_in_the_readme():
-    section = README.split("### MiniWoB++", 1)[1].split("\n## ", 1)[0]
+def test_every_miniwob_task_is_named_in_the_guide():
+    section = ENV_PAGE.split("## MiniWoB++", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`([a-z0-9-]+)`", section))
     assert {
         e.name[len("miniwob.") : -len("-v0")] for e in ENVS if e.name.startswith("miniwob.")
     } <= named
 
 
-def test_every_desktop_task_is_named_in_the_readme():
-    section = README.split("### Desktop", 1)[1].split("\n### ", 1)[0]
+def test_every_desktop_task_is_named_in_the_guide():
+    section = ENV_PAGE.split("## Desktop", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`turngym/(gui\.[a-z0-9-]+-v0)`", section))
     assert {e.name for e in ENVS if e.name.startswith("gui.")} == named
 
@@ -150,14 +170,14 @@ def _table(text: str, header: str) -> list[list[str]]:
 def test_the_headroom_table_is_the_benchmarks_one():
     header = "| family | envs | expert | random | heuristic |"
     headroom = (ROOT / "benchmarks" / "headroom.md").read_text()
-    assert _table(README, header) == _table(BENCHMARKS, header) == _table(headroom, header)
+    assert _table(ENV_PAGE, header) == _table(BENCHMARKS, header) == _table(headroom, header)
 
 
 def test_webshop_and_screen_graph_tables_round_the_benchmarks_figures():
     def by_first_word(rows: list[list[str]]) -> dict[str, list[str]]:
         return {re.split(r"[\s:(-]", row[0])[0]: row[1:] for row in rows}
 
-    ours = by_first_word(_table(README, "| agent | hard (default) | easy |"))
+    ours = by_first_word(_table(ENV_PAGE, "| agent | hard (default) | easy |"))
     theirs = by_first_word(_table(BENCHMARKS, "| agent | hard (default) | easy |"))
     assert set(ours) == {"oracle", "heuristic", "first", "random"}
     for agent, cells in ours.items():
@@ -166,7 +186,7 @@ def test_webshop_and_screen_graph_tables_round_the_benchmarks_figures():
             m_score, m_rate = (x.strip() for x in measured.split("/"))
             assert float(score) == round(float(m_score), 3) and rate == m_rate, agent
 
-    ours_sg = _table(README, "| setting | random clicks |")
+    ours_sg = _table(ENV_PAGE, "| setting | random clicks |")
     theirs_sg = _table(BENCHMARKS, "| setting | clicks |")
     for mine, measured in zip(ours_sg, theirs_sg, strict=True):
         for cell, value in zip(mine[1:], measured[1:], strict=True):
@@ -185,15 +205,15 @@ def _figures(text: str) -> list[tuple[float, str]]:
 
 
 def test_figures_cited_from_benchmarks_are_there():
-    """Each speed, time, memory or ratio in a README paragraph that cites
+    """Each speed, time, memory or ratio in a README or guide paragraph that cites
     benchmarks/README.md is within 5% of a figure with the same unit there."""
     measured = _figures(BENCHMARKS)
-    cited = [p for p in README.split("\n\n") if "(benchmarks/README.md)" in p]
+    cited = [p for t in PAGES.values() for p in t.split("\n\n") if "(benchmarks/README.md)" in p]
     assert len(cited) >= 3
     checked = 0
     for paragraph in cited:
         for value, unit in _figures(paragraph):
             near = [v for v, u in measured if u == unit and abs(v - value) <= 0.05 * v]
-            assert near, f"README's {value:g} {unit} is not in benchmarks/README.md"
+            assert near, f"the docs' {value:g} {unit} is not in benchmarks/README.md"
             checked += 1
     assert checked >= 8

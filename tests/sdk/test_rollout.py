@@ -384,14 +384,14 @@ def test_collect_by_agent_name(tiny_model_dir):
     assert episodes[0].turns[0].action_ids  # one shared LLMAgent recorded its tokens
 
 
-def test_readme_rollout_block_runs(capsys):
+def test_the_guides_rollout_block_runs(capsys):
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs/guide/policies-and-agents.md").read_text()
     section = readme.split("## Agents and rollouts", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guide/policies-and-agents.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("[") and set(out[-1].strip("[]").split(", ")) == {"1"}
 

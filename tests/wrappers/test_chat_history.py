@@ -115,14 +115,14 @@ def test_games_give_each_player_its_own_conversation(game_id):
     assert len(game.observe(game.agent_selection)["messages"]) == 2  # system + the rules
 
 
-def test_readme_wrappers_block_runs(capsys):
+def test_the_guides_wrappers_block_runs(capsys):
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Wrappers", 1)[1]
+    readme = (Path(__file__).resolve().parents[2] / "docs/guide/wrappers.md").read_text()
+    section = readme.split("# Wrappers", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guide/wrappers.md", "exec"), {})
     out = capsys.readouterr().out
     assert "You moved down." in out and out.rstrip().endswith("False")
 

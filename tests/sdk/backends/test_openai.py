@@ -383,15 +383,15 @@ def test_empty_batches(remote):
     assert remote.score([1, 2], []) == []
 
 
-def test_readme_example_runs_against_the_server(served, capsys):
+def test_the_guides_example_runs_against_the_server(served, capsys):
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    section = readme.split("## Serve a local model", 1)[1]
+    readme = (Path(__file__).resolve().parents[3] / "docs/guide/serving.md").read_text()
+    section = readme.split("# Serve a local model", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     code = code.replace("http://127.0.0.1:8000/v1", served.url)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guide/serving.md", "exec"), {})
     assert "[" in capsys.readouterr().out
 
 
