@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("mkdocs", reason="the docs extra is not installed")
-import yaml  # noqa: E402  (PyYAML comes with mkdocs)
+import yaml  # PyYAML comes with mkdocs
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
