@@ -78,9 +78,19 @@ def _api_blocks() -> set[str]:
     return {m[1] for p in pages for m in re.finditer(r"^::: ([\w.]+)$", p.read_text(), re.M)}
 
 
+def _documented(name: str, blocks: set[str]) -> bool:
+    """``name`` has a block of its own, or its module's block lists it (``__all__``)."""
+    if name in blocks:
+        return True
+    module_name, _, attr = name.rpartition(".")
+    if module_name not in blocks:
+        return False
+    return attr in getattr(importlib.import_module(module_name), "__all__", ())
+
+
 def test_every_api_module_of_the_issue_has_a_reference_block():
     blocks = _api_blocks()
-    assert [name for name in API if name not in blocks] == []
+    assert [name for name in API if not _documented(name, blocks)] == []
 
 
 def test_every_reference_block_names_an_object_that_exists():
