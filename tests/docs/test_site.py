@@ -203,3 +203,11 @@ def test_doctests_render_as_code():
     assert render(text) == (
         "Pick rows.\n\n```pycon\n>>> [e for e in x]\n['a']\n```\n\nExamples:\n    >>> f()\n    1\n"
     )
+
+
+def test_home_page_python_runs_as_written(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "index.md").read_text(), re.S)
+    assert blocks, "the home page has no Python taste"
+    for code in blocks:
+        exec(compile(code, "docs/index.md", "exec"), {})
+    assert "CRANE" in capsys.readouterr().out
