@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch, installed before the extras so pip never resolves a CUDA one.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo tour test lint bench system-deps clean
+.PHONY: demo tour test lint bench docs docs-serve system-deps clean
 
 # nle and minihack (turngym[nethack]) go in without their dependencies: nle pins
 # gymnasium==1.2.0, which the web extra's miniwob refuses; both run on the newer one.
@@ -42,8 +42,18 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/env_throughput.py
 
+## docs: build the documentation site into site/ (the env gallery's pages first), offline, failing on any warning
+docs: $(STAMP)
+	$(PY) scripts/docs_gallery.py pages
+	$(VENV)/bin/mkdocs build --strict
+
+## docs-serve: build the env gallery's pages, then serve the site at http://127.0.0.1:8000 while you edit
+docs-serve: $(STAMP)
+	$(PY) scripts/docs_gallery.py pages
+	$(VENV)/bin/mkdocs serve --strict
+
 system-deps:
 	bash scripts/install_system_deps.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

@@ -561,6 +561,8 @@ ENVS = ENVS + GUI
 
 # -- adapters over other projects' environments (issue 30): turngym/registry_adapters.py
 ENVS = ENVS + adapter_rows(_e, _g)
+"""Every registered id (env or game), one ``EnvEntry`` each; ``select`` picks rows by id,
+glob or family (``FAMILIES``)."""
 
 _BY_ID: dict[str, EnvEntry] = {e.id: e for e in ENVS}
 

@@ -521,8 +521,13 @@ class MemoryToolsGame(BaseWrapper[str, Any, str]):
 
     Args:
         env: a turngym game.
-        embedder, core_chars, core_memory, recent_entries, search_k, max_tool_calls,
-            max_tool_turns: as for ``MemoryTools`` (``max_tool_turns`` per player).
+        embedder: as for ``MemoryTools``.
+        core_chars: as for ``MemoryTools``.
+        core_memory: as for ``MemoryTools``.
+        recent_entries: as for ``MemoryTools``.
+        search_k: as for ``MemoryTools``.
+        max_tool_calls: as for ``MemoryTools``.
+        max_tool_turns: as for ``MemoryTools``, per player.
 
     """
 

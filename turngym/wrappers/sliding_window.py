@@ -54,7 +54,8 @@ class SlidingWindow(gym.Wrapper[list[Message], str, list[Message], str], RecordC
         env: a ``ChatHistory`` env, or a string env (a ``ChatHistory`` is put under it).
         keep_last: env outputs after the task shown in full (>= 1).
         placeholder: what replaces an older output.
-        system, max_turns: for the ``ChatHistory`` made for a string env.
+        system: for the ``ChatHistory`` made for a string env.
+        max_turns: for the ``ChatHistory`` made for a string env.
 
     Example:
         >>> import turngym
@@ -157,7 +158,8 @@ class SlidingWindowGame(ChatHistoryGame):
         env: a turngym game (see ``ChatHistoryGame``).
         keep_last: outputs after the rules shown in full to each player.
         placeholder: what replaces an older output.
-        system, max_turns: as for ``ChatHistoryGame``.
+        system: as for ``ChatHistoryGame``.
+        max_turns: as for ``ChatHistoryGame``.
 
     """
 
