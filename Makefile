@@ -45,12 +45,12 @@ bench: $(STAMP)
 ## docs: build the documentation site into site/ (the env gallery's pages first), offline, failing on any warning
 docs: $(STAMP)
 	$(PY) scripts/docs_gallery.py pages
-	$(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 ## docs-serve: build the env gallery's pages, then serve the site at http://127.0.0.1:8000 while you edit
 docs-serve: $(STAMP)
 	$(PY) scripts/docs_gallery.py pages
-	$(VENV)/bin/mkdocs serve --strict
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --strict
 
 system-deps:
 	bash scripts/install_system_deps.sh
