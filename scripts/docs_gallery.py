@@ -94,16 +94,24 @@ def _short_list(items: list[Any], keep: int = 40) -> dict[str, Any]:
 
 
 def _png(image: Any) -> bytes:
-    """A screenshot as a PNG scaled to ``IMAGE_WIDTH``, quantised if still too large."""
+    """A screenshot as a palette PNG: blank margin cut, scaled to ``IMAGE_WIDTH``."""
     import numpy as np
-    from PIL import Image
+    from PIL import Image, ImageChops
 
     picture = Image.fromarray(np.ascontiguousarray(image)).convert("RGB")
+    # A MiniWoB task fills a small corner of a blank page: the blank margin is cut off
+    # (the bottom-right pixel's colour), so the task stays legible at a small size.
+    corner = picture.getpixel((picture.width - 1, picture.height - 1))
+    blank = Image.new("RGB", picture.size, corner)
+    box = ImageChops.difference(picture, blank).getbbox()
+    if box is not None:
+        right, bottom = min(picture.width, box[2] + 8), min(picture.height, box[3] + 8)
+        picture = picture.crop((0, 0, right, bottom))
     if picture.width > IMAGE_WIDTH:
         height = round(picture.height * IMAGE_WIDTH / picture.width)
         picture = picture.resize((IMAGE_WIDTH, height), Image.Resampling.LANCZOS)
-    for colors in (None, 128, 48, 16):
-        shown = picture if colors is None else picture.quantize(colors)
+    for colors in (256, 64, 16):  # a palette halves a screenshot's PNG; fewer if still large
+        shown = picture.quantize(colors)
         out = io.BytesIO()
         shown.save(out, format="PNG", optimize=True)
         if out.tell() <= IMAGE_BYTES:
@@ -219,8 +227,10 @@ def record_one(env_id: str, seed: int, root: Path) -> dict[str, Any]:
     row = entry(env_id)
     out = data_path(row, root)
     out.parent.mkdir(parents=True, exist_ok=True)
+    mine = re.compile(re.escape(slug(row.id)) + r"-\d+\.png")  # not choose-date-easy's
     for old in out.parent.glob(f"{slug(row.id)}-*.png"):
-        old.unlink()
+        if mine.fullmatch(old.name):
+            old.unlink()
     data: dict[str, Any] = {"id": row.id, "family": row.group, "seed": seed}
     reason = row.unavailable()
     if reason is not None:

@@ -83,13 +83,12 @@ def test_recorded_episode_replays_against_todays_env(env_id):
         assert seen[turn["turn"]][1] == turn.get("reward"), f"turn {turn['turn']}: {hint}"
 
 
-def test_an_id_without_data_still_gets_a_page_saying_why(tmp_path):
-    empty = tmp_path / "gallery"
-    gallery_pages.write_pages(tmp_path / "envs", empty)
-    text = (tmp_path / "envs" / "text" / "FrozenLake.md").read_text()
+def test_an_id_without_data_still_gets_a_page_saying_why():
+    row = entry("turngym/FrozenLake-v0")
+    text = gallery_pages.page(row, None, "../../gallery/text")
+    assert text.startswith("# turngym/FrozenLake-v0\n")
     assert "No episode has been recorded for this id yet" in text
     assert "record --ids 'turngym/FrozenLake-v0'" in text
-    row = entry("turngym/Wordle-v0")
     reason = {"id": row.id, "status": "not recorded", "reason": "Xvfb is not installed"}
     assert "Not recorded: Xvfb is not installed." in gallery_pages.page(row, reason, "x")
 
@@ -106,12 +105,28 @@ def test_record_writes_a_reason_when_the_env_cannot_be_built(tmp_path, monkeypat
     assert saved == data
 
 
-def test_record_keeps_the_first_and_last_turns_and_cuts_long_observations(tmp_path):
+def test_record_keeps_the_first_and_last_turns_and_cuts_long_observations(tmp_path, monkeypatch):
+    monkeypatch.setattr(docs_gallery, "HEAD_TURNS", 3)
+    monkeypatch.setattr(docs_gallery, "TAIL_TURNS", 2)
+    monkeypatch.setattr(docs_gallery, "MEASURE_EPISODES", 2)
     data = docs_gallery.record_one("turngym/Maze-v0", 0, tmp_path)
     assert data["status"] == "recorded" and data["agent"] == "expert"
-    turns = [t["turn"] for t in data["turns"]]
-    if data["steps"] + 1 > 16:
-        assert turns == list(range(12)) + list(range(data["steps"] - 3, data["steps"] + 1))
-        assert data["turns_left_out"] == data["steps"] + 1 - 16
-    assert docs_gallery.cut("x" * 2000).endswith("[... 500 more characters cut]")
-    assert data["measured"]["episodes"] >= 1
+    steps = data["steps"]
+    assert steps > 5 and len(data["actions"]) == steps
+    assert [t["turn"] for t in data["turns"]] == [0, 1, 2, steps - 1, steps]
+    assert data["turns_left_out"] == steps - 4
+    assert data["measured"]["episodes"] == 2
+    text = gallery_pages.page(entry("turngym/Maze-v0"), data, "x")
+    assert f"*... {steps - 4} turns left out ...*" in text
+    assert docs_gallery.cut("x" * 2000).endswith("x\n[... 500 more characters cut]")
+
+
+def test_record_removes_only_its_own_old_pictures(tmp_path):
+    # "choose-date" is a prefix of "choose-date-easy": re-recording one must not delete
+    # the other's screenshots.
+    folder = tmp_path / "text"
+    folder.mkdir()
+    for name in ("Bandit-3.png", "Bandit-easy-0.png"):
+        (folder / name).write_bytes(b"png")
+    docs_gallery.record_one("turngym/Bandit-v0", 0, tmp_path)
+    assert sorted(p.name for p in folder.glob("*.png")) == ["Bandit-easy-0.png"]
