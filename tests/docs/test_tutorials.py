@@ -18,8 +18,10 @@ An HTML comment on the line before a fence changes that:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -159,17 +161,25 @@ def test_tutorial_runs_as_written(page, tmp_path):
         "TURNGYM_CACHE": str(tmp_path / "cache"),
     }
     env.pop("TURNGYM_API_KEY", None)
-    out = subprocess.run(
-        [sys.executable, str(tmp_path / "page.py")],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,  # a hang guard: the pages take seconds each
-    )
-    assert out.returncode == 0, (
-        f"docs/tutorials/{page} failed:\n{out.stdout[-4000:]}\n{out.stderr[-6000:]}"
-    )
+    log = tmp_path / "output.log"
+    # Output to a file, not a pipe: a server a failed page left running must not hold
+    # the test open; its own session lets the cleanup below stop whatever it started.
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, str(tmp_path / "page.py")],
+            cwd=work,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            returncode = proc.wait(timeout=900)  # a hang guard: the pages take seconds each
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert returncode == 0, f"docs/tutorials/{page} failed:\n{log.read_text()[-8000:]}"
 
 
 # A missing page fails its own test above, not the collection of every test here.
