@@ -218,3 +218,5 @@ def test_every_page_has_code_and_skips_say_why():
         for b in found:
             if b.mark == "skip":
                 assert len(b.why.split()) >= 2, f"{page}:{b.line}: a skip says why"
+                # issue 31: CI runs every tutorial's code but the GPU and server parts
+                assert re.search(r"GPU|server|cluster", b.why), f"{page}:{b.line}: {b.why}"
