@@ -15,6 +15,7 @@ import inspect
 import json
 import os
 import re
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -162,9 +163,11 @@ def kwargs_table(row: EnvEntry) -> str:
 def reward_rule(row: EnvEntry) -> str:
     """What the env class's docstring says of rewards and success, else the description."""
     try:
-        doc = inspect.getdoc(load(row.entry_point)) or ""
-        if row.game:
-            doc += "\n\n" + (inspect.getdoc(load(row.game)) or "")
+        # a game's own class before the one-seat view's generic one, the classes before
+        # their modules (an adapter's rule is often said there)
+        docs = [load(row.game)] if row.game else [load(row.entry_point)]
+        docs += [sys.modules[obj.__module__] for obj in docs]
+        doc = "\n\n".join(inspect.getdoc(obj) or "" for obj in docs)
     except Exception:  # the extra is missing here: the description is all there is
         doc = ""
     said = []
