@@ -46,24 +46,30 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 from turngym.envs.confined import Folder, PathRefused
+from turngym.envs.swe.judge import Expectations, judge, strip_expectations
 from turngym.envs.swe.sandbox import Sandbox
 from turngym.envs.swe.tasks import SWETask
 from turngym.envs.swe.workspace import Base, Workspace, git
 
 __all__ = [
+    "HARNESS",
     "PLUGIN_DIR",
     "Grade",
     "Trial",
     "grade",
+    "harness_command",
     "is_test_infrastructure",
     "parse_pytest_log",
     "run_tests",
 ]
 
 PLUGIN_DIR = Path(__file__).parent / "plugin"
-"""The folder of turngym's grading plugin for pytest (the grading sandbox must see it)."""
+"""The folder of turngym's grading harness for pytest (the grading sandbox must see it)."""
+HARNESS = PLUGIN_DIR / "turngym_grade.py"
+"""The grading harness, run by its path (`harness_command`)."""
 
 _OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+?)(?:\s+-\s.*)?$")
 _PASSED = "PASSED"
@@ -84,6 +90,8 @@ _TEST_PATCH_FAILED = "TURNGYM: the test patch does not apply"
 _GIT = "git -c safe.directory='*' -c core.hooksPath=/dev/null"
 _MAX_LIST = 8_000_000  # the list of changed paths of a patch of at most 5 MB
 _MAX_RECORDS = 16_000_000
+_MAX_TEST_FILE = 2_000_000
+_PYTHON = re.compile(r"python[0-9.]*")
 # Tests run without plugins from the host's site-packages: faster, and the same
 # outcomes whichever pytest plugins the machine has installed.
 _TEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -98,8 +106,12 @@ _SETTINGS = frozenset(
         "pyproject.toml",
         "sitecustomize.py",
         "usercustomize.py",
+        ".gitignore",
+        ".gitattributes",
     }
 )
+# Folders of installed-package metadata (entry points, ``.pth`` files) in any component.
+_METADATA = (".dist-info", ".egg-info", ".egg-link")
 # What pytest and this plugin import at start, besides the standard library.
 _PYTEST_MODULES = frozenset(
     {
@@ -200,12 +212,18 @@ def is_test_infrastructure(
     True
     >>> is_test_infrastructure("inspect.py", ["tests/test_a.py"], base_top=["pkg", "tests"])
     True
+    >>> is_test_infrastructure("tests/.gitignore", ["tests/test_a.py"])
+    True
+    >>> is_test_infrastructure("fake-1.0.dist-info/entry_points.txt", ["tests/test_a.py"])
+    True
     >>> is_test_infrastructure("pkg/core.py", ["tests/test_a.py"], base_top=["pkg", "tests"])
     False
 
     """
     name = posixpath.basename(path)
-    if name in _SETTINGS or name.endswith(".pth") or path in test_files:
+    if name in _SETTINGS or name.endswith((".pth", *_METADATA)) or path in test_files:
+        return True
+    if any(part.endswith(_METADATA) for part in path.split("/")[:-1]):
         return True
     if name == "__init__.py":
         folder = posixpath.dirname(path)
@@ -285,6 +303,7 @@ def run_tests(
     *,
     paths: Sequence[str] | None = None,
     timeout: float | None = None,
+    standin: bool = False,
 ) -> Trial:
     """Apply ``patch`` and the hidden tests as ``grade`` does, run the tests, keep every outcome.
 
@@ -297,6 +316,9 @@ def run_tests(
         paths: the test files (or folders) to run, default ``task.test_files``; the
             task validator runs the test patch's files too, to find every test.
         timeout: bounds the test run (default: the sandbox's wall limit).
+        standin: run the tests against an always-equal stand-in of every module of the
+            repository that is not a test file (the task validator's check that the
+            tests cannot be passed by an object whose ``__eq__`` is always true).
 
     """
 
@@ -357,8 +379,20 @@ def run_tests(
         problem = f"the test infrastructure could not be put back: {left}"
         return trial(True, problem, result.output, reverted)
 
-    # 3. the tests, their outcomes from the plugin's signed lines only
-    tests, log = _run_tests(task, sandbox, timeout, task.test_files if paths is None else paths)
+    # 3. the constants of the tests' assertions kept here, then the tests in the harness
+    expectations = Expectations()
+    for path in sorted(p for p in tests_touched if p.endswith(".py")):
+        if folder.kind(path) != "file":
+            continue
+        try:
+            text = folder.read_text(path, _MAX_TEST_FILE)
+            stripped = strip_expectations(text, path, expectations)
+            if stripped != text:
+                folder.write_text(path, stripped)
+        except (PathRefused, UnicodeDecodeError) as refused:
+            return trial(True, f"a test file could not be read: {refused}", "", reverted)
+    run = task.test_files if paths is None else paths
+    tests, log = _run_tests(task, sandbox, timeout, run, expectations, standin)
     return Trial(True, tests, tuple(reverted), log[-20_000:])
 
 
@@ -380,7 +414,7 @@ def _apply(name: str, failure: str, status: int) -> str:
 def _changed(base: Base, into: str) -> str:
     """A shell step listing every path that differs from the base commit (NUL-separated)."""
     return (
-        f"{_GIT} add -A >/dev/null && "
+        f"{_GIT} add -A --force >/dev/null && "
         f"{_GIT} diff --cached --name-only -z --no-renames {base.commit} > {into}"
     )
 
@@ -419,13 +453,25 @@ def _base_names(base: Base) -> frozenset[str]:
 
 
 def _run_tests(
-    task: SWETask, sandbox: Sandbox, timeout: float | None, paths: Sequence[str]
+    task: SWETask,
+    sandbox: Sandbox,
+    timeout: float | None,
+    paths: Sequence[str],
+    expectations: Expectations,
+    standin: bool = False,
 ) -> tuple[dict[str, str], str]:
-    """Run ``paths`` with the plugin; (each test id's outcome, the output's tail)."""
+    """Run ``paths`` in the grading harness; (each test id's outcome, the output's tail).
+
+    A test pytest passed whose observed values do not hold (`judge`) is ``FAILED``.
+    """
     key = secrets.token_bytes(32)
-    files = " ".join(shlex.quote(f) for f in paths)
-    command = f"{task.test_cmd} -p turngym_grade {files}"
-    env = {**_TEST_ENV, "PYTHONPATH": str(PLUGIN_DIR)}
+    try:
+        command = harness_command(task.test_cmd, paths)
+    except ValueError as refused:
+        return {}, f"TURNGYM: {refused}"
+    env = dict(_TEST_ENV)
+    if standin:
+        env["TURNGYM_GRADE_STANDIN"] = "1"
     records = bytearray()
     if "pass_fds" in _parameters(sandbox.run):
         read, write = os.pipe()
@@ -443,13 +489,50 @@ def _run_tests(
         env["TURNGYM_GRADE_FD"] = "1"
         result = sandbox.run(command, timeout=timeout, stdin=key.hex() + "\n", env=env)
         records += result.output.encode("utf-8", "surrogateescape")
-    tests = _verified(bytes(records), key)
+    tests, observations = _verified(bytes(records), key)
     log = "\n".join(line for line in result.output.splitlines() if not line.startswith("TURNGYM1 "))
+    for test, why in judge(expectations, observations, list(tests)).items():
+        if why and tests[test] == _PASSED:
+            tests[test] = "FAILED"
+            log += f"\nTURNGYM: {test} failed the grader's checks: {why}"
     if result.timed_out:
         log += "\nTURNGYM: the tests ran out of time"
     if not tests:
         log += "\nTURNGYM: no signed outcome came back (is the test command pytest?)"
     return tests, log
+
+
+def harness_command(test_cmd: str, paths: Sequence[str]) -> str:
+    """The shell command running ``test_cmd``'s pytest on ``paths`` in the grading harness.
+
+    ``python -m pytest ARGS`` or ``pytest ARGS`` (after ``NAME=value`` words) becomes
+    ``python -I .../turngym_grade.py ARGS``: the harness is run by its path, so nothing in
+    the repository can stand in for it.
+
+    >>> harness_command("python -m pytest -q", ["tests/test_a.py"]).split()[1:2]
+    ['-I']
+    >>> harness_command("make test", [])
+    Traceback (most recent call last):
+    ...
+    ValueError: the test command 'make test' does not run pytest (python -m pytest or pytest)
+
+    """
+    words = shlex.split(test_cmd) or [""]
+    assigned = []
+    while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+        assigned.append(words.pop(0))
+    if words[:1] in (["pytest"], ["py.test"]):
+        python, rest = "python", words[1:]
+    elif _PYTHON.fullmatch(posixpath.basename(words[0])) and words[1:3] == ["-m", "pytest"]:
+        python, rest = words[0], words[3:]
+    else:
+        raise ValueError(
+            f"the test command {test_cmd!r} does not run pytest (python -m pytest or pytest)"
+        )
+    command = [python, "-I", str(HARNESS), *rest, *paths]
+    if assigned:
+        command = ["env", *assigned, *command]
+    return " ".join(shlex.quote(word) for word in command)
 
 
 def _parameters(fn: object) -> Collection[str]:
@@ -468,9 +551,10 @@ def _drain(fd: int, into: bytearray) -> None:
                 into += chunk
 
 
-def _verified(records: bytes, key: bytes) -> dict[str, str]:
-    """Each test id's outcome from the lines signed with ``key`` (the worst if repeated)."""
+def _verified(records: bytes, key: bytes) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The outcomes (the worst if repeated) and observations in the lines signed with ``key``."""
     outcomes: dict[str, str] = {}
+    observations: list[dict[str, Any]] = []
     for line in records.split(b"\n"):
         marker, _, rest = line.partition(b" ")
         mac, _, payload = rest.partition(b" ")
@@ -481,13 +565,18 @@ def _verified(records: bytes, key: bytes) -> dict[str, str]:
             continue
         try:
             record = json.loads(payload)
+            if not isinstance(record, dict):
+                continue
+            if "site" in record:
+                observations.append(record)
+                continue
             test, word = str(record["id"]), _WORDS.get(str(record["outcome"]), "ERROR")
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             continue
         old = outcomes.get(test)
         if old is None or _BAD.get(word, 9) > _BAD.get(old, 9):
             outcomes[test] = word
-    return outcomes
+    return outcomes, observations
 
 
 def _fraction(outcomes: Mapping[str, str], tests: tuple[str, ...]) -> float:

@@ -7,8 +7,11 @@ FAIL_TO_PASS is every test that does not pass before and passes after, PASS_TO_P
 every test that passes both times (SWE-bench's definitions; a test the reference patch
 breaks is reported as ``broken``). The tests run are the ``.py`` files the test patch
 writes and the files of the listed test ids (SWE-bench's "test directives"), or the
-paths given. A task is valid when both patches apply and the listed lists are the
-computed ones; ``--write`` puts the computed lists into the bundled ``task.toml`` files
+paths given. A third run puts an always-equal stand-in in place of every module of
+the repository that is not a test: a task whose FAIL_TO_PASS tests pass against it is
+rejected (its tests compare with ``==`` values that any object could equal). A task is
+valid when both patches apply, nothing passes against the stand-in and the listed lists
+are the computed ones; ``--write`` puts the computed lists into the bundled ``task.toml`` files
 or the JSONL file the tasks came from.
 
 Run it on the bundled tasks or on a SWE-bench / SWE-Gym JSONL of your own::
@@ -78,7 +81,9 @@ class Validation:
         pass_to_pass: the tests that pass both before and after, in the order they ran.
         broken: the tests that pass before and not after (SWE-bench leaves them out).
         problems: why the lists could not be computed (a patch does not apply, no test
-            ran, no test tells the fix from the base); empty when they were.
+            ran, no test tells the fix from the base), or why the task is rejected (its
+            FAIL_TO_PASS tests pass against an always-equal stand-in of the code); empty
+            when neither.
 
     """
 
@@ -219,7 +224,28 @@ def _validate(
     broken = tuple(t for t in before.tests if t in passed and after.tests.get(t) != _PASSED)
     if not f2p:
         problems.append("no test fails before the reference patch and passes after it")
+    else:
+        problems += _gamed(task, base, workspace, sandbox, run, f2p)
     return Validation(task, f2p, p2p, broken, tuple(problems))
+
+
+def _gamed(
+    task: SWETask,
+    base: Any,
+    workspace: Workspace,
+    sandbox: Sandbox,
+    run: Sequence[str],
+    f2p: Sequence[str],
+) -> list[str]:
+    """Why the FAIL_TO_PASS tests can be passed without the code: an always-equal stand-in."""
+    trial = run_tests(task, "", base, workspace, sandbox, paths=run, standin=True)
+    gamed = [t for t in f2p if trial.tests.get(t) == _PASSED]
+    if not gamed:
+        return []
+    return [
+        f"{len(gamed)} FAIL_TO_PASS tests pass against a stand-in of the code whose every "
+        f"value equals everything (compare exact, serialisable values): {_few(gamed)}"
+    ]
 
 
 def _problems(when: str, trial: Trial) -> list[str]:
