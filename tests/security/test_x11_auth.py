@@ -11,6 +11,7 @@ user" is a client without the cookie: no ``XAUTHORITY``, an empty one, a wrong c
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import shutil
@@ -131,12 +132,12 @@ def _outsiders(env: dict[str, str], name: str) -> dict[str, Callable[[], bool]]:
         "xdotool": ("mousemove", "5", "5"),
     }.items():
         if shutil.which(tool):
-            ways[tool] = lambda tool=tool, args=args: _command_connects(env, tool, *args)
+            ways[tool] = functools.partial(_command_connects, env, tool, *args)
     return ways
 
 
 @pytest.mark.parametrize("held", ["none", "empty", "wrong"])
-def test_a_client_without_the_cookie_is_refused(display, tmp_path, held):
+def test_a_client_without_the_cookie_is_refused(display: Any, tmp_path: Path, held: str) -> None:
     authority = _outsider_files(tmp_path, display.name.lstrip(":"))[held]
     env = _env_without_cookie(tmp_path, authority, display.name)
     let_in = {way: connects() for way, connects in _outsiders(env, display.name).items()}
@@ -150,7 +151,7 @@ def _cmdline(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
 
 
-def test_the_cookie_is_fresh_per_display_in_a_private_file_removed_at_close(display):
+def test_the_cookie_is_fresh_per_display_in_a_private_file_removed_at_close(display: Any) -> None:
     from turngym.envs.gui.display import Display
 
     path = Path(display.xauthority)
@@ -175,7 +176,7 @@ def test_the_cookie_is_fresh_per_display_in_a_private_file_removed_at_close(disp
     assert not path.exists() and not path.parent.exists()
 
 
-def test_a_killed_owner_leaves_no_cookie_behind():
+def test_a_killed_owner_leaves_no_cookie_behind() -> None:
     code = (
         "import os, signal\n"
         "from turngym.envs.gui.display import Display\n"
@@ -183,9 +184,7 @@ def test_a_killed_owner_leaves_no_cookie_behind():
         "print(d.xauthority, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HUNG
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HUNG)
     assert out.returncode == -signal.SIGKILL
     path = Path(out.stdout.split()[-1])
     deadline = time.monotonic() + HUNG  # the reaper removes it once the pipe closes
@@ -194,7 +193,7 @@ def test_a_killed_owner_leaves_no_cookie_behind():
     assert not path.parent.exists()
 
 
-def test_a_desktop_env_works_with_the_cookie_and_refuses_outsiders(tmp_path):
+def test_a_desktop_env_works_with_the_cookie_and_refuses_outsiders(tmp_path: Path) -> None:
     import numpy as np
 
     from turngym.envs.gui.env import DesktopEnv
@@ -204,6 +203,7 @@ def test_a_desktop_env_works_with_the_cookie_and_refuses_outsiders(tmp_path):
         oracle = GUIOracle(env)
         obs, info = env.reset(seed=4)
         assert len(np.unique(obs["screenshot"].reshape(-1, 3), axis=0)) > 10
+        assert env.display is not None
         name = env.display.name
         outsider = _env_without_cookie(tmp_path, None, name)
         let_in = {way: connects() for way, connects in _outsiders(outsider, name).items()}
@@ -222,25 +222,27 @@ def _descendants(pid: int) -> list[tuple[int, str]]:
     out = subprocess.run(["ps", "-eo", "pid,ppid,comm"], capture_output=True, text=True).stdout
     rows = [line.split(None, 2) for line in out.strip().splitlines()[1:]]
     children: dict[int, list[tuple[int, str]]] = {}
-    for child, parent, comm in rows:
-        children.setdefault(int(parent), []).append((int(child), comm.strip()))
-    found, todo = [], [pid]
+    for pid_text, parent, comm in rows:
+        children.setdefault(int(parent), []).append((int(pid_text), comm.strip()))
+    found: list[tuple[int, str]] = []
+    todo = [pid]
     while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child[0])
+        for entry in children.get(todo.pop(), []):
+            found.append(entry)
+            todo.append(entry[0])
     return found
 
 
 @pytest.mark.sandbox
 @system_deps.bubblewrap()
 @system_deps.needs(shutil.which("xterm"), "xterm", "apt-get install xterm")
-def test_the_terminals_sandboxed_shell_has_no_cookie():
+def test_the_terminals_sandboxed_shell_has_no_cookie() -> None:
     from turngym.envs.gui.env import DesktopEnv
 
     env = DesktopEnv("terminal-notes")
     try:
         env.reset(seed=0)
+        assert env.display is not None
         cookie = env.display.xauthority
         terminal = env._terminal
         assert terminal is not None

@@ -59,9 +59,9 @@ def xvfb_available() -> bool:
 
 
 _COOKIE_NAME = b"MIT-MAGIC-COOKIE-1"
-_FAMILY_LOCAL = 256  # a Unix-socket connection, matched by host name (python-xlib's one)
-_FAMILY_WILD = 0xFFFF  # any address (libXau's: xcb, Xlib, so xterm, xdotool, Tk, mss)
-_environ_lock = threading.Lock()
+_FAMILY_LOCAL = 256  # a Unix socket, by host name: the only entry python-xlib matches
+_FAMILY_WILD = 0xFFFF  # any address, for libXau (xterm, xdotool, Tk, mss): a renamed host
+_environ_lock = threading.RLock()
 
 
 def _write_xauthority(path: Path, cookie: bytes) -> None:
@@ -87,7 +87,8 @@ def using_xauthority(path: str | os.PathLike[str] | None) -> Iterator[None]:
 
     python-xlib and libxcb (mss) take no cookie argument; both read ``XAUTHORITY``
     when a connection opens, and only then. The variable is set for that moment only
-    (serialised by a lock), so the process's own X clients keep their usual cookie.
+    (serialised by a lock), so the process's other X connections (to a user's desktop)
+    keep their usual cookie file.
     With ``path`` None nothing changes.
 
     >>> with using_xauthority("/tmp/cookie"):
@@ -104,7 +105,7 @@ def using_xauthority(path: str | os.PathLike[str] | None) -> Iterator[None]:
             yield
         finally:
             if saved is None:
-                del os.environ["XAUTHORITY"]
+                os.environ.pop("XAUTHORITY", None)
             else:
                 os.environ["XAUTHORITY"] = saved
 
