@@ -115,10 +115,11 @@ def raw_steps(steps: int) -> float:
     """Steps/s of an XTEST click plus an mss grab converted to RGB, on the Notes app."""
     display = Display(SIZE)
     with tempfile.TemporaryDirectory() as work:
-        (Path(work) / ".Xauthority").touch()
         app = AppProcess(display, "notes", work, "1280x800+0+0")
         app.request("load", config={})
-        device, capture = XTestInput(display.name), ScreenCapture(display.name, SIZE)
+        cookie = display.xauthority
+        device = XTestInput(display.name, xauthority=cookie)
+        capture = ScreenCapture(display.name, SIZE, xauthority=cookie)
         try:
             points = [(400, 300), (400, 80)]
             start = time.perf_counter()
@@ -158,20 +159,14 @@ def peer_steps(python: str | None, steps: int) -> dict[str, Any]:
         return {"skipped": "no --peer-python with pyautogui given (see benchmarks/README.md)"}
     display = Display(SIZE)
     with tempfile.TemporaryDirectory() as work:
-        (Path(work) / ".Xauthority").touch()
         app = AppProcess(display, "notes", work, "1280x800+0+0")
         app.request("load", config={})
         try:
             out = subprocess.run(
                 [python, "-c", PEER, str(steps)],
-                # What an X11 desktop session sets: pyscreeze takes scrot only then, and
-                # python-xlib (under pyautogui) refuses to start without an Xauthority
-                # file, though our Xvfb needs no cookie: an empty one does.
-                env={
-                    **display.env(),
-                    "XDG_SESSION_TYPE": "x11",
-                    "XAUTHORITY": str(Path(work) / ".Xauthority"),
-                },
+                # What an X11 desktop session sets: pyscreeze takes scrot only then.
+                # display.env() names the display's cookie file (XAUTHORITY).
+                env={**display.env(), "XDG_SESSION_TYPE": "x11"},
                 cwd=work,  # pyscreeze writes each screenshot to a file here
                 capture_output=True,
                 text=True,

@@ -9,6 +9,14 @@ collected or the interpreter exits. Every process is started by `reaper.spawn`, 
 session of its own that the reaper kills when this process ends in any way (SIGKILL
 included), so no Xvfb or client outlives its env.
 
+The server's socket (``/tmp/.X11-unix/X<n>`` and its abstract twin) is open to every
+local user, so each display has its own random MIT-MAGIC-COOKIE-1, in a 0600 file
+(``xauthority``) in a private `reaper.temp_dir` folder removed at close (or by the
+reaper). Xvfb is started with ``-auth`` on it and refuses any client without the cookie;
+``env()`` gives clients ``XAUTHORITY``, and ``using_xauthority`` does the same for a
+connection made in this process (python-xlib and mss read ``XAUTHORITY`` when they
+connect).
+
 Xvfb comes from Debian's ``xvfb`` package (``apt-get install xvfb``); ``xvfb_available``
 says whether it is on ``PATH``.
 """
@@ -17,17 +25,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import select
 import shutil
 import signal
+import socket
+import struct
 import subprocess
+import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 from turngym.envs import reaper
 
-__all__ = ["DEFAULT_SIZE", "Display", "DisplayError", "xvfb_available"]
+__all__ = ["DEFAULT_SIZE", "Display", "DisplayError", "using_xauthority", "xvfb_available"]
 
 DEFAULT_SIZE = (1280, 800)
 """The screen size (width, height) of a display when none is given."""
@@ -42,6 +56,64 @@ class DisplayError(RuntimeError):
 def xvfb_available() -> bool:
     """Whether the ``Xvfb`` binary is installed (Debian: ``apt-get install xvfb``)."""
     return shutil.which("Xvfb") is not None
+
+
+_COOKIE_NAME = b"MIT-MAGIC-COOKIE-1"
+_FAMILY_LOCAL = 256  # a Unix socket, by host name: the only entry python-xlib matches
+_FAMILY_WILD = 0xFFFF  # any address, for libXau (xterm, xdotool, Tk, mss): a renamed host
+_environ_lock = threading.RLock()
+
+
+def _write_xauthority(path: Path, cookie: bytes) -> None:
+    """Write an Xauthority file (0600, new) holding ``cookie`` for any display number.
+
+    Each entry is family (u16) then address, display number, auth name and auth data,
+    each a big-endian u16 length and the bytes. The number is left empty (any display):
+    the file is this display's alone, and the number is known only once Xvfb runs.
+    """
+    entries = b""
+    for family, address in ((_FAMILY_LOCAL, socket.gethostname().encode()), (_FAMILY_WILD, b"")):
+        fields = (address, b"", _COOKIE_NAME, cookie)
+        entries += struct.pack(">H", family)
+        entries += b"".join(struct.pack(">H", len(f)) + f for f in fields)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        file.write(entries)
+
+
+@contextlib.contextmanager
+def using_xauthority(path: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Within: this process's ``XAUTHORITY`` is ``path``, for an X connection made here.
+
+    python-xlib and libxcb (mss) take no cookie argument; both read ``XAUTHORITY``
+    when a connection opens, and only then. The variable is set for that moment only
+    (serialised by a lock), so the process's other X connections (to a user's desktop)
+    keep their usual cookie file.
+    With ``path`` None nothing changes.
+
+    >>> with using_xauthority("/tmp/cookie"):
+    ...     os.environ["XAUTHORITY"]
+    '/tmp/cookie'
+    """
+    if path is None:
+        yield
+        return
+    with _environ_lock:
+        saved = os.environ.get("XAUTHORITY")
+        os.environ["XAUTHORITY"] = os.fspath(path)
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop("XAUTHORITY", None)
+            else:
+                os.environ["XAUTHORITY"] = saved
+
+
+def _close(processes: list[subprocess.Popen[bytes]], folder: Path) -> None:
+    """Stop ``processes``, then remove the private folder (and the cookie in it)."""
+    _stop(processes)
+    reaper.remove_dir(folder)
 
 
 def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -95,8 +167,12 @@ class Display:
             )
         self.size = (width, height)
         self._processes: list[subprocess.Popen[bytes]] = []
+        self._folder = reaper.temp_dir("turngym-x11-")
         # The finalizer holds the list, not self, so collection and exit both clean up.
-        self._finalizer = weakref.finalize(self, _stop, self._processes)
+        self._finalizer = weakref.finalize(self, _close, self._processes, self._folder)
+        self.xauthority = str(self._folder / "xauthority")
+        """The file holding this display's cookie (0600): what ``XAUTHORITY`` names."""
+        _write_xauthority(Path(self.xauthority), secrets.token_bytes(16))
         self.server = self._start_server()
         self.name = self._name
         if window_manager is not None:
@@ -112,6 +188,8 @@ class Display:
             "Xvfb",
             "-displayfd",
             str(write_fd),
+            "-auth",
+            self.xauthority,
             "-nolisten",
             "tcp",
             "-screen",
@@ -172,10 +250,18 @@ class Display:
         return [p.pid for p in self._processes if p.poll() is None]
 
     def env(self) -> dict[str, str]:
-        """An environment for a client of this display (``DISPLAY`` set, X auth dropped)."""
-        env = {k: v for k, v in os.environ.items() if k not in ("XAUTHORITY", "WAYLAND_DISPLAY")}
+        """An environment for a client of this display: ``DISPLAY`` and its ``XAUTHORITY``."""
+        env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
         env["DISPLAY"] = self.name
+        env["XAUTHORITY"] = self.xauthority
         return env
+
+    def connect(self) -> Any:
+        """A python-xlib connection to this display, with its cookie (close it after)."""
+        from Xlib import display
+
+        with using_xauthority(self.xauthority):
+            return display.Display(self.name)
 
     def spawn(
         self,

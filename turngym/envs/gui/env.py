@@ -207,10 +207,11 @@ class DesktopEnv(TextEnv[GUIAction]):
         if self._display is None or not self._display.alive:
             self._stop_all()
             self._display = Display(self.size)
-            self._input = make_input(self._display.name, self.input_backend)
+            cookie = self._display.xauthority
+            self._input = make_input(self._display.name, self.input_backend, xauthority=cookie)
             if hasattr(self._input, "settle"):
                 self._input.settle = self._settle_apps
-            self._capture = ScreenCapture(self._display.name, self.size)
+            self._capture = ScreenCapture(self._display.name, self.size, xauthority=cookie)
         boxes = self._boxes()
         for name, app in list(self._apps.items()):
             if name not in boxes or not app.alive:

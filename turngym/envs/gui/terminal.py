@@ -109,7 +109,8 @@ class Terminal:
         x, y, w, h = box
         shell, env, cwd = self._shell(workdir)
         prelude = _prelude(limits, self._cgroups.attach_script(_SETUP_FAILED), self._cgroups.dirs)
-        shell = [_BASH, "-c", prelude + 'exec "$@"', "terminal", *shell]
+        # xterm needs the display's cookie (XAUTHORITY); the shell it runs does not.
+        shell = [_BASH, "-c", "unset XAUTHORITY; " + prelude + 'exec "$@"', "terminal", *shell]
         cols, rows = max(20, (w - 6) // FONT_PX[0]), max(5, (h - 6) // FONT_PX[1])
         command = ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "9", "+sb", "-bg", "white"]
         command += ["-fg", "black", "-geometry", f"{cols}x{rows}+{x}+{y}", "-T", "Terminal"]
@@ -167,9 +168,9 @@ class Terminal:
 
     def _wait_mapped(self) -> None:
         """Wait until xterm's window is on screen (so the first screenshot shows it)."""
-        from Xlib import X, display
+        from Xlib import X
 
-        dpy = display.Display(self.display.name)
+        dpy = self.display.connect()
         try:
             deadline = time.monotonic() + START_TIMEOUT
             while time.monotonic() < deadline:

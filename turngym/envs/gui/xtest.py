@@ -4,7 +4,8 @@
 trip per action); ``XdotoolInput`` runs ``xdotool`` for the same actions where
 python-xlib or XTEST is missing; ``make_input`` picks. ``keysyms`` reads a chord such
 as ``"ctrl+shift+s"``. ``ScreenCapture`` grabs the screen as an RGB array, through
-``mss`` (shared memory, ~0.5 ms for 1280x800) or, without it, ``XGetImage``.
+``mss`` (shared memory, ~0.5 ms for 1280x800) or, without it, ``XGetImage``. Each takes
+the display's cookie file (``xauthority``): the env's X server refuses clients without it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
+
+from turngym.envs.gui.display import using_xauthority
 
 __all__ = [
     "InputDevice",
@@ -127,12 +130,13 @@ class XTestInput:
     settle: Callable[[], None] | None = None
     """Called before a remap when a borrowed keycode was pressed since the last settle."""
 
-    def __init__(self, display_name: str) -> None:
+    def __init__(self, display_name: str, *, xauthority: str | None = None) -> None:
         from Xlib import XK, X, display
         from Xlib.ext import xtest
 
         self._X, self._XK, self._xtest = X, XK, xtest
-        self.dpy = display.Display(display_name)
+        with using_xauthority(xauthority):
+            self.dpy = display.Display(display_name)
         if not self.dpy.has_extension("XTEST"):
             self.dpy.close()
             raise RuntimeError(f"the X server {display_name} has no XTEST extension")
@@ -254,13 +258,16 @@ def _char_keysym(char: str, XK: Any) -> int:
 class XdotoolInput:
     """The same actions through the ``xdotool`` command (slower: a process per action)."""
 
-    def __init__(self, display_name: str) -> None:
+    def __init__(self, display_name: str, *, xauthority: str | None = None) -> None:
         if shutil.which("xdotool") is None:
             raise RuntimeError("xdotool is not installed (apt-get install xdotool)")
         self.display_name = display_name
+        self.xauthority = xauthority
 
     def _run(self, *args: str) -> None:
         env = {"DISPLAY": self.display_name, "PATH": "/usr/bin:/bin"}
+        if self.xauthority is not None:
+            env["XAUTHORITY"] = self.xauthority
         subprocess.run(["xdotool", *args], env=env, check=True, capture_output=True, timeout=10)
 
     def move(self, x: int, y: int) -> None:
@@ -293,17 +300,19 @@ class XdotoolInput:
         """Nothing to release."""
 
 
-def make_input(display_name: str, backend: str = "auto") -> InputDevice:
+def make_input(
+    display_name: str, backend: str = "auto", *, xauthority: str | None = None
+) -> InputDevice:
     """An input backend for ``display_name``: ``"xtest"``, ``"xdotool"`` or ``"auto"``."""
     if backend not in ("auto", "xtest", "xdotool"):
         raise ValueError(f"input backend must be 'auto', 'xtest' or 'xdotool', got {backend!r}")
     if backend in ("auto", "xtest"):
         try:
-            return XTestInput(display_name)
+            return XTestInput(display_name, xauthority=xauthority)
         except (ImportError, RuntimeError):
             if backend == "xtest":
                 raise
-    return XdotoolInput(display_name)
+    return XdotoolInput(display_name, xauthority=xauthority)
 
 
 def _bgra_to_rgb(bgra: np.ndarray, rgb: np.ndarray) -> None:
@@ -315,7 +324,9 @@ def _bgra_to_rgb(bgra: np.ndarray, rgb: np.ndarray) -> None:
 class ScreenCapture:
     """Screenshots of a display as ``(H, W, 3)`` uint8 RGB arrays (mss, else XGetImage)."""
 
-    def __init__(self, display_name: str, size: tuple[int, int]) -> None:
+    def __init__(
+        self, display_name: str, size: tuple[int, int], *, xauthority: str | None = None
+    ) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         self.size = size
@@ -325,16 +336,18 @@ class ScreenCapture:
         try:
             import mss
 
-            self._mss = (
-                mss.MSS(display=display_name)
-                if hasattr(mss, "MSS")
-                else mss.mss(display=display_name)
-            )
+            with using_xauthority(xauthority):
+                self._mss = (
+                    mss.MSS(display=display_name)
+                    if hasattr(mss, "MSS")
+                    else mss.mss(display=display_name)
+                )
             self._monitor = {"left": 0, "top": 0, "width": size[0], "height": size[1]}
         except ImportError:
             from Xlib import display
 
-            self._dpy = display.Display(display_name)
+            with using_xauthority(xauthority):
+                self._dpy = display.Display(display_name)
             self._root = self._dpy.screen().root
 
     def grab(self) -> np.ndarray:
