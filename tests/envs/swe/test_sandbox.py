@@ -394,12 +394,14 @@ def test_docker_detection_answers() -> None:
 
 
 @pytest.mark.skipif(docker_available()[0], reason="a Docker engine runs here")
-def test_auto_falls_back_when_no_docker_engine(workspace: Path) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        box = make_sandbox(workspace, image="python:3.11-slim")
+def test_auto_without_a_docker_engine_takes_bwrap_or_refuses(workspace: Path) -> None:
+    if not bwrap_available()[0]:  # never the host in silence
+        with pytest.raises(RuntimeError, match="sandbox='local'"):
+            make_sandbox(workspace, image="python:3.11-slim")
+        return
+    box = make_sandbox(workspace, image="python:3.11-slim")
     try:
-        assert box.name == ("bwrap" if bwrap_available()[0] else "local")
+        assert box.name == "bwrap"
     finally:
         box.close()
 

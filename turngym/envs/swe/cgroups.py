@@ -56,7 +56,7 @@ def _pid_namespace() -> int:
 
 
 def _membership(self_cgroup: Path) -> list[tuple[str, str]]:
-    """This process's (controllers, path) pairs, as ``/proc/self/cgroup`` lists them."""
+    """The (controllers, path) pairs of this process, as ``/proc/self/cgroup`` lists them."""
     try:
         lines = self_cgroup.read_text().splitlines()
     except OSError:
@@ -106,6 +106,7 @@ class CgroupSet:
         memory_mb: the memory limit (no swap beyond it).
         root: where the cgroup hierarchies are mounted.
         self_cgroup: the file listing this process's cgroups.
+
     """
 
     _names = itertools.count()
