@@ -133,30 +133,34 @@ def test_the_gui_env_refuses_and_local_warns_at_every_reset(
 
 
 @pytest.fixture
-def root_only_files(tmp_path: Path) -> Iterator[dict[str, tuple[Path, str]]]:
-    """Host files the sandbox must not read, and one shown folder's readable file."""
+def root_only_files(tmp_path: Path) -> Iterator[tuple[Path, dict[str, tuple[Path, str]]]]:
+    """A Python installation to show, and host files the sandbox must not read in it
+    and in /etc, with one readable file of that installation."""
     if os.geteuid() != 0:
         pytest.skip("writes under /etc: needs root (the case it defends: a sandbox as root)")
+    import venv
+
+    shown = tmp_path / "venv"
+    venv.EnvBuilder(symlinks=True).create(shown)  # no pip: a second at most
+    lib = next(shown.glob("lib/python*"))
     tag = uuid.uuid4().hex
-    shown = tmp_path / "shown"
-    shown.mkdir()
     files = {
         "etc-root-only": (Path(f"/etc/turngym-secret-{tag}"), 0o600),
         "etc-not-allowed": (Path(f"/etc/turngym-settings-{tag}"), 0o644),
-        "shown-root-only": (shown / "key.pem", 0o600),
-        "shown-root-only-dir": (shown / "private" / "token", 0o644),
-        "shown-readable": (shown / "public.txt", 0o644),
+        "shown-root-only": (lib / "key.pem", 0o600),
+        "shown-root-only-dir": (lib / "private" / "token", 0o644),
+        "shown-readable": (lib / "public.txt", 0o644),
     }
+    (lib / "private").mkdir(mode=0o700)
+    os.chmod(lib / "private", 0o700)
     made = {}
-    (shown / "private").mkdir(mode=0o700)
-    os.chmod(shown / "private", 0o700)
-    for what, (path, mode) in files.items():
-        token = f"{what}-{uuid.uuid4().hex}"
-        path.write_text(token)
-        os.chmod(path, mode)
-        made[what] = (path, token)
     try:
-        yield made
+        for what, (path, mode) in files.items():
+            token = f"{what}-{uuid.uuid4().hex}"
+            path.write_text(token)
+            os.chmod(path, mode)
+            made[what] = (path, token)
+        yield shown / "bin" / "python", made
     finally:
         for path, _ in made.values():
             path.unlink(missing_ok=True)
@@ -164,14 +168,14 @@ def root_only_files(tmp_path: Path) -> Iterator[dict[str, tuple[Path, str]]]:
 
 @NEEDS_BWRAP
 def test_no_root_only_file_is_readable_in_the_sandbox(
-    root_only_files: dict[str, tuple[Path, str]], workspace: Path
+    root_only_files: tuple[Path, dict[str, tuple[Path, str]]], workspace: Path
 ) -> None:
-    shown = root_only_files["shown-readable"][0].parent
-    with BwrapSandbox(workspace, extra_ro=[shown]) as box:
-        paths = " ".join(str(path) for path, _ in root_only_files.values())
+    python, files = root_only_files
+    with BwrapSandbox(workspace, python=python) as box:
+        paths = " ".join(str(path) for path, _ in files.values())
         out = box.run(f"for f in {paths}; do cat $f; echo; done 2>&1; cat /etc/passwd").output
         ssh = box.run("ls /etc/ssh /etc/ssl/private /etc/shadow 2>&1; echo .").output
-    for what, (_, token) in root_only_files.items():
+    for what, (_, token) in files.items():
         assert (token in out) == (what == "shown-readable"), f"{what}: {out}"
     assert "root:x:0:0" in out, out  # what programs need is still there
     assert ssh.count("No such file or directory") == 3, ssh

@@ -128,7 +128,9 @@ class SWEEnv(TextEnv[Call]):
         if sandbox == "bwrap" or (sandbox == "auto" and not _docker_for_all(self.tasks)):
             ok, why = bwrap_available()
             if not ok:  # fail at once, not at the first reset; "auto" never runs unsandboxed
-                raise RuntimeError(f"SWEEnv(sandbox={sandbox!r}): {no_sandbox_message(why)}")
+                raise RuntimeError(
+                    no_sandbox_message(why, what=f"sandbox={sandbox!r} cannot run here")
+                )
         if sandbox != "docker" and not all(t.image for t in self.tasks):
             _check_pytest(self.python)
         self.limits = limits or Limits()

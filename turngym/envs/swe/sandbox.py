@@ -492,7 +492,8 @@ def bwrap_command(
     ``/testbed``, no network), without its per-call limits: for an interactive shell.
     ``tmp_mb`` sizes the private ``/tmp`` (default: the kernel's, half the memory),
     ``shm_mb`` its ``/dev/shm``; the rest of ``/dev`` is read-only. Of ``/etc`` only
-    `ETC_ALLOWED` is shown, and no file or folder shown that only root may read.
+    `ETC_ALLOWED` is shown, and nothing of the system or the Python shown that only
+    root may read (``extra_ro`` is shown as it is: the caller asked for it).
     turngym's own package is hidden when the Python shown holds it (a wheel install
     under site-packages): its SWE tasks' hidden tests and fixes are there.
     """
@@ -541,11 +542,12 @@ def bwrap_command(
     for path in hidden:  # read-only once the folders shown in them are made
         args += ["--remount-ro", path]
     # Host root owns what is shown and the sandbox's uid 0 is host root: a file only
-    # root may read (a key, a token) would be readable, so each is covered.
+    # root may read (a key, a token) would be readable, so each is covered. What was
+    # asked for by name (extra_ro: the caller's own folders) is shown as it is.
     static = [*system, *(p for p in shown if p not in extras)]
-    unreadable = [*_unreadable_static(tuple(static)), *_unreadable([*etc_shown, *extras])]
+    unreadable = [*_unreadable_static(tuple(static)), *_unreadable(etc_shown)]
     for path in sorted(set(unreadable)):
-        if _inside(path, hidden):
+        if _inside(path, hidden) or any(_inside(extra, [path]) for extra in extras):
             continue
         if os.path.isdir(path) and not os.path.islink(path):
             args += ["--tmpfs", path, "--remount-ro", path]
@@ -799,11 +801,13 @@ class BwrapSandbox:
 # --------------------------------------------------------------------------- factory
 
 
-def no_sandbox_message(why: str, option: str = "sandbox='local'") -> str:
-    """The one line refusing to run without a sandbox: why, and the two fixes."""
+def no_sandbox_message(
+    why: str, option: str = "sandbox='local'", what: str = "no sandbox can run here"
+) -> str:
+    """The one line refusing to run without a sandbox: what, why, and the two fixes."""
     why = " ".join(why.split())  # bwrap's stderr may span lines
     return (
-        f"no sandbox can run here: {why}. Fix it (apt-get install bubblewrap; allow user "
+        f"{what}: {why}. Fix it (apt-get install bubblewrap; allow user "
         f"namespaces), or pass {option} to run the agent's commands unsandboxed on this "
         "host (trusted code only)"
     )
