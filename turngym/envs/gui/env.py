@@ -47,7 +47,9 @@ from turngym.envs.gui.apps.client import AppError, AppProcess
 from turngym.envs.gui.display import DEFAULT_SIZE, Display, DisplayError, xvfb_available
 from turngym.envs.gui.tasks import TASKS, load_task
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask
+from turngym.envs.gui.terminal import SANDBOXES as TERMINAL_SANDBOXES
 from turngym.envs.gui.terminal import Terminal, TerminalLimits, terminal_available
+from turngym.envs.gui.terminal import check_sandbox as check_terminal_sandbox
 from turngym.envs.swe.quota import mount_quota
 from turngym.extras import require_installed
 from turngym.spaces import Unicode
@@ -85,6 +87,9 @@ class DesktopEnv(TextEnv[GUIAction]):
         terminal_limits: what the terminal's shell and its processes may use (wall-clock
             time per command, CPU time and file size per process, memory and processes
             in all); default ``TerminalLimits()``.
+        terminal_sandbox: where the terminal's shell runs: ``"bwrap"`` (refused, naming
+            the fix, where bubblewrap cannot run) or ``"local"``, the bare host, for a
+            trusted agent only (it warns every reset).
 
     Example:
         >>> import gymnasium as gym
@@ -112,6 +117,7 @@ class DesktopEnv(TextEnv[GUIAction]):
         max_invalid_actions: int | None = 10,
         render_mode: str | None = None,
         terminal_limits: TerminalLimits | None = None,
+        terminal_sandbox: str = "bwrap",
     ) -> None:
         super().__init__(
             invalid_action_penalty=invalid_action_penalty,
@@ -145,6 +151,13 @@ class DesktopEnv(TextEnv[GUIAction]):
         self.task_name = task
         self.task: GUITask = load_task(task)
         _check_programs(self.task)
+        if TERMINAL in self.task.apps:
+            check_terminal_sandbox(terminal_sandbox)  # fail here, not at the first reset
+        elif terminal_sandbox not in TERMINAL_SANDBOXES:
+            raise ValueError(
+                f"terminal_sandbox must be 'bwrap' or 'local', got {terminal_sandbox!r}"
+            )
+        self.terminal_sandbox = terminal_sandbox
         self.size = (width, height)
         self.max_turns = max_turns or self.task.max_turns
         self.set_of_marks = bool(set_of_marks)
@@ -226,7 +239,11 @@ class DesktopEnv(TextEnv[GUIAction]):
             self._terminal = None
         if TERMINAL in boxes:
             self._terminal = Terminal(
-                self._display, self._workdir, boxes[TERMINAL], self.terminal_limits
+                self._display,
+                self._workdir,
+                boxes[TERMINAL],
+                self.terminal_limits,
+                sandbox=self.terminal_sandbox,
             )
 
     def _stop_all(self) -> None:

@@ -2,13 +2,14 @@
 
 The shell is ``bash`` inside bubblewrap (the SWE envs' ``BwrapSandbox`` command line):
 read-only system, no network, a private ``/tmp``, and only the episode's folder
-writable, at ``/testbed`` (the shell starts there). Without bubblewrap the shell runs
-on the host in the episode's folder, with a warning. The terminal is started fresh on
-every reset, so no shell state carries over between episodes.
+writable, at ``/testbed`` (the shell starts there). Where bubblewrap cannot run the
+terminal refuses to start, naming the fix; ``sandbox="local"`` runs the shell on the host
+in the episode's folder instead, and warns each time a terminal starts. The terminal is
+started fresh on every reset, so no shell state carries over between episodes.
 
 `TerminalLimits` bounds what the shell and everything it starts may use, as the SWE
-sandbox bounds a call: processes and memory for the whole terminal (cgroups v1 where
-root may make them, else ``RLIMIT_NPROC`` and ``RLIMIT_AS``), CPU time and file size
+sandbox bounds a call: processes and memory for the whole terminal (cgroups, v1 or v2,
+where they can be made, else ``RLIMIT_NPROC`` and ``RLIMIT_AS``), CPU time and file size
 per process (``RLIMIT_CPU``, ``RLIMIT_FSIZE``: a write past it fails with ``EFBIG``),
 and wall-clock time per foreground command: a watchdog thread on the host reads the
 terminal's foreground process group from ``/proc`` and, once a command has held the
@@ -20,6 +21,7 @@ left in its cgroups.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -35,7 +37,12 @@ import numpy as np
 
 from turngym.envs.gui.display import Display, DisplayError
 
-__all__ = ["Terminal", "TerminalLimits", "terminal_available"]
+__all__ = ["SANDBOXES", "Terminal", "TerminalLimits", "terminal_available"]
+
+SANDBOXES = ("bwrap", "local")
+"""Where the terminal's shell may run: bubblewrap, or (asked for by name) the host."""
+
+log = logging.getLogger(__name__)
 
 FONT_PX = (8, 15)
 """xterm's cell size (width, height) in pixels with DejaVu Sans Mono at size 9 (Xvfb's
@@ -85,8 +92,27 @@ def terminal_available() -> bool:
     return shutil.which("xterm") is not None
 
 
+def check_sandbox(sandbox: str) -> None:
+    """Refuse, in one line naming the fix, a terminal sandbox that cannot run here."""
+    if sandbox not in SANDBOXES:
+        raise ValueError(f"terminal sandbox must be 'bwrap' or 'local', got {sandbox!r}")
+    if sandbox == "bwrap":
+        from turngym.envs.swe.sandbox import bwrap_available, no_sandbox_message
+
+        ok, why = bwrap_available()
+        if not ok:
+            raise DisplayError(
+                "the terminal's shell cannot be sandboxed: "
+                + no_sandbox_message(why, option="terminal_sandbox='local'")
+            )
+
+
 class Terminal:
-    """An xterm at ``box`` (x, y, w, h) with a sandboxed shell in ``workdir``, limited."""
+    """An xterm at ``box`` (x, y, w, h) with a sandboxed shell in ``workdir``, limited.
+
+    ``sandbox`` is ``"bwrap"`` (refused, naming the fix, where bubblewrap cannot run) or
+    ``"local"``: the shell on this host, with a warning each time.
+    """
 
     def __init__(
         self,
@@ -94,10 +120,15 @@ class Terminal:
         workdir: Path,
         box: tuple[int, int, int, int],
         limits: TerminalLimits = TerminalLimits(),
+        *,
+        sandbox: str = "bwrap",
     ) -> None:
         if not terminal_available():
             raise DisplayError("xterm is not installed; install it with `apt-get install xterm`")
+        check_sandbox(sandbox)
         from turngym.envs.swe.cgroups import CgroupSet
+
+        self.sandbox = sandbox
 
         self.display = display
         self.box = box
@@ -140,17 +171,17 @@ class Terminal:
             "HISTFILE": "/dev/null",
             "PROMPT_COMMAND": "trap '' XFSZ",
         }
-        from turngym.envs.swe.sandbox import bwrap_available, bwrap_command
+        from turngym.envs.swe.sandbox import bwrap_command
 
         if "pids" not in self._cgroups.dirs and os.geteuid() == 0:
             warnings.warn(
                 "Terminal: no pids cgroup could be made, and RLIMIT_NPROC does not bind root: "
-                "the terminal's process count is not bounded. Run as root with cgroups v1 "
-                "mounted read-write, or as a non-root user.",
+                "the terminal's process count is not bounded. Run as root with cgroups "
+                "mounted read-write (v1, or v2 with a delegated subtree), or as a non-root user.",
                 RuntimeWarning,
                 stacklevel=3,
             )
-        if bwrap_available()[0]:
+        if self.sandbox == "bwrap":
             argv, inner = bwrap_command(workdir, tmp_mb=self.limits.disk_mb)
             # bwrap's --new-session keeps a sandbox from pushing input into its caller's
             # terminal; here the terminal is the sandboxed shell's own, and keeping it
@@ -158,12 +189,13 @@ class Terminal:
             argv = [a for a in argv if a != "--new-session"]
             variables = [f"{k}={v}" for k, v in {**inner, **env}.items()]
             return [*argv, "env", "-i", *variables, *bash], {}, "/"
-        warnings.warn(
-            "Terminal: bubblewrap is unavailable, so the terminal's shell runs unsandboxed "
-            "on this host (install it with `apt-get install bubblewrap`)",
-            RuntimeWarning,
-            stacklevel=3,
+        message = (
+            "Terminal: terminal_sandbox='local': the terminal's shell runs UNSANDBOXED on "
+            "this host, with its files and network; use 'bwrap' (apt-get install "
+            "bubblewrap) unless the agent is trusted"
         )
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        log.warning(message)  # the warnings filter shows one once; the log every episode
         return bash, {**env, "HOME": str(workdir)}, str(workdir)
 
     def _wait_mapped(self) -> None:

@@ -2,16 +2,17 @@
 
 Each episode the agent gets a fresh copy of a task's repository at its base commit and
 the user's bug report. It acts with tool calls (``tools.TOOLS``: ``bash``, ``view``,
-``str_replace``, ``run_tests``, ...) inside a sandbox (bubblewrap by default, Docker when
-a task has an image and an engine answers, an unisolated local fallback with a warning)
-and ends with ``submit()``. The submission is the diff of the workspace against the
-base commit, graded as SWE-bench does (``grading.grade``): reward 1.0 when it resolves
-the task, else 0.0, with ``reward_parts`` (``f2p``, ``p2p``, ``applies``, ``submitted``)
-for shaped or gated rewards; ``info["grade_problem"]`` says in one line why no test ran
-(e.g. the hidden tests' patch does not apply), "" when they ran. As in SWE-bench, the
-files the hidden tests touch are put back at the base commit before they are applied,
-so tests the agent added to them never keep the hidden ones out. An episode that runs
-out of turns is truncated without a grade (reward 0, ``submitted`` 0).
+``str_replace``, ``run_tests``, ...) inside a sandbox (bubblewrap by default, Docker
+when a task has an image and an engine answers; never the bare host unless asked for
+with ``sandbox="local"``, which warns every episode) and ends with ``submit()``. The
+submission is the diff of the workspace against the base commit, graded as SWE-bench
+does (``grading.grade``): reward 1.0 when it resolves the task, else 0.0, with
+``reward_parts`` (``f2p``, ``p2p``, ``applies``, ``submitted``) for shaped or gated
+rewards; ``info["grade_problem"]`` says in one line why no test ran (e.g. the hidden
+tests' patch does not apply), "" when they ran. As in SWE-bench, the files the hidden
+tests touch are put back at the base commit before they are applied, so tests the agent
+added to them never keep the hidden ones out. An episode that runs out of turns is
+truncated without a grade (reward 0, ``submitted`` 0).
 
 The tasks: the bundled set (``tasks.bundled_tasks``; ``SWE-Lite-v0`` is its five
 easiest), or any list of ``SWETask`` (e.g. ``tasks.load_jsonl`` of SWE-bench / SWE-Gym
@@ -22,8 +23,10 @@ files). ``task=`` fixes one; otherwise each reset draws one from the env's RNG, 
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import subprocess
+import warnings
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,13 +38,22 @@ from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
 from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.grading import PLUGIN_DIR, Grade, grade
-from turngym.envs.swe.sandbox import Limits, Sandbox, bwrap_available, make_sandbox
+from turngym.envs.swe.sandbox import (
+    Limits,
+    Sandbox,
+    bwrap_available,
+    docker_available,
+    make_sandbox,
+    no_sandbox_message,
+)
 from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
 from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
 from turngym.envs.swe.workspace import Base, Workspace, prepare
 from turngym.extras import require_installed
 
 __all__ = ["SWEEnv", "SWELiteEnv"]
+
+log = logging.getLogger(__name__)
 
 _MAX_PATCH = 5_000_000
 _MAX_ACTION = 200_000  # a create() may carry a whole file
@@ -56,7 +68,9 @@ class SWEEnv(TextEnv[Call]):
         task: instance id of the one task to play (default: drawn per reset).
         tasks: the task set: a sequence of ``SWETask``, ``"bundled"`` or ``"lite"``.
         sandbox: ``"auto"`` (Docker for image tasks when an engine answers, else
-            bubblewrap, else local), ``"bwrap"``, ``"docker"`` or ``"local"``.
+            bubblewrap; refused, naming the fix, where neither can run), ``"bwrap"``,
+            ``"docker"`` or ``"local"`` (no isolation, for trusted code only: it warns at
+            every reset).
         limits: per-call sandbox limits (time, memory, processes, output).
         python: the interpreter the repository's tests run with, prepared once (e.g. a
             venv with the repo's dependencies); default: the running one.
@@ -111,10 +125,12 @@ class SWEEnv(TextEnv[Call]):
         self.python = Path(python) if python is not None else None
         if self.python is not None and not self.python.is_file():
             raise ValueError(f"python={str(python)!r} is not a file; give an interpreter's path")
-        if sandbox == "bwrap":
+        if sandbox == "bwrap" or (sandbox == "auto" and not _docker_for_all(self.tasks)):
             ok, why = bwrap_available()
-            if not ok:
-                raise RuntimeError(f"sandbox='bwrap' cannot run here: {why}")
+            if not ok:  # fail at once, not at the first reset; "auto" never runs unsandboxed
+                raise RuntimeError(
+                    no_sandbox_message(why, what=f"sandbox={sandbox!r} cannot run here")
+                )
         if sandbox != "docker" and not all(t.image for t in self.tasks):
             _check_pytest(self.python)
         self.limits = limits or Limits()
@@ -144,6 +160,15 @@ class SWEEnv(TextEnv[Call]):
         base = self._base(self.task)
         self._work.reset(base)
         sandbox = self._sandbox(self._work, self.task)
+        if not sandbox.isolated:  # said every episode, not once: it is a choice, not a default
+            message = (
+                f"SWEEnv: sandbox={self.sandbox_kind!r}: the agent's commands of this episode "
+                f"({self.task.instance_id}) run UNSANDBOXED on this host, with its files and "
+                "network; use sandbox='bwrap' (apt-get install bubblewrap) unless the code "
+                "is trusted"
+            )
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+            log.warning(message)
         if self._toolbox is None or self._toolbox.sandbox is not sandbox:
             self._toolbox = Toolbox(self._work.root, sandbox, test_cmd=self.task.test_cmd)
         self._toolbox.reset(self.task.test_cmd)
@@ -333,6 +358,11 @@ def _remove(root: Path, sandboxes: dict[tuple[str, str | None], Sandbox]) -> Non
             sandbox.close()
     sandboxes.clear()
     reaper.remove_dir(root)  # unmounts the workspaces' quotas first
+
+
+def _docker_for_all(tasks: Sequence[SWETask]) -> bool:
+    """Whether "auto" would run every task in Docker (each has an image, an engine answers)."""
+    return all(t.image and t.source is None for t in tasks) and docker_available()[0]
 
 
 def _check_pytest(python: Path | None) -> None:

@@ -1,8 +1,9 @@
 """``LocalSandbox``: commands on the host itself, for trusted code only.
 
-The fallback of `turngym.envs.swe.sandbox.make_sandbox` where bubblewrap cannot run;
-it warns that it isolates nothing. It shares the per-call machinery of
-``sandbox.py`` (output cap, timeouts, rlimits, disk quota).
+Made only when asked for by name (``make_sandbox(kind="local")``,
+``SWEEnv(sandbox="local")``), never as a fallback; it warns that it isolates nothing. It
+shares the per-call machinery of ``sandbox.py`` (output cap, timeouts, rlimits, disk
+quota).
 """
 
 from __future__ import annotations

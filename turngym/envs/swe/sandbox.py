@@ -9,16 +9,19 @@ a failing or timing-out command never raises. `Limits` bounds each call.
   ``/var``...), the workspace read-write at ``/testbed``, a private ``/tmp``, no network
   (not even the host's loopback), fresh ``/dev`` and ``/proc``; turngym's own package
   (its SWE tasks' hidden tests and fixes) hidden even where the Python shown holds it.
-  Limits: cgroups v1 (``pids``, ``memory``, ``cpuacct``) where root may make them,
-  rlimits otherwise; the workspace's disk quota (`turngym.envs.swe.quota`), a sized
-  ``/tmp`` and ``RLIMIT_FSIZE``.
+  Of ``/etc`` only what programs need (`ETC_ALLOWED`), and nothing shown that only root
+  may read (the sandbox's uid 0 is host root). Limits: cgroups (v1 or v2,
+  `turngym.envs.swe.cgroups`) where they can be made, rlimits otherwise; the
+  workspace's disk quota (`turngym.envs.swe.quota`), a sized ``/tmp`` and ``/dev/shm``
+  (the rest of ``/dev`` read-only) and ``RLIMIT_FSIZE``.
 - `DockerSandbox`: a container of an image (SWE-bench/SWE-Gym images hold the repository
   at ``/testbed``), through the docker SDK, imported only here.
-- `LocalSandbox` (``local_sandbox.py``): the host itself, for trusted code only: it warns
-  that it isolates nothing.
+- `LocalSandbox` (``local_sandbox.py``): the host itself, for trusted code only, when
+  asked for by name (``kind="local"``): it warns that it isolates nothing.
 
 `make_sandbox` picks one: Docker when an image is given and an engine answers, else
-bubblewrap when it works here, else local (with the warning).
+bubblewrap; where bubblewrap cannot run, ``"auto"`` refuses with one line naming the fix
+(install bubblewrap, or choose ``"local"``): isolation never degrades in silence.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import os
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -56,9 +60,24 @@ WORKDIR = "/testbed"
 
 _GRACE_S = 1.0  # how long output is still read once the command has ended or been killed
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-# Readable by host root even read-only, so they are hidden although /etc is shown.
-_MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-")
-_MASKED_DIRS = ("/etc/ssh", "/etc/ssl/private")
+# What of /etc programs in the sandbox need (users and groups, name lookup, the dynamic
+# linker, time zone, Debian's /usr/bin -> /etc/alternatives links, CA certificates,
+# Python's, git's and bash's settings): the rest (host keys, the package managers'
+# settings and tokens, services' configuration) is not shown. The sandbox keeps host
+# uid 0, which owns these files, so their modes alone would not keep it out.
+ETC_ALLOWED = (
+    "passwd", "group", "hosts", "host.conf", "hostname", "nsswitch.conf", "networks",
+    "protocols", "services", "rpc", "gai.conf", "ld.so.cache", "ld.so.conf",
+    "ld.so.conf.d", "localtime", "timezone", "alternatives", "os-release", "lsb-release",
+    "debian_version", "issue", "mime.types", "mailcap", "magic", "magic.mime",
+    "ssl/certs", "ssl/openssl.cnf", "ca-certificates", "pki/tls/certs", "gitconfig",
+    "inputrc", "bash.bashrc", "profile", "shells", "locale.alias", "locale.conf",
+    "locale.gen", "default/locale", "terminfo", "fonts", "xdg", "mtab", "python3",
+    "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13",
+    "python3.14",
+)  # fmt: skip
+"""The entries of /etc (relative paths) a bwrap sandbox shows, where the host has them."""
+_SHM_MB = 64  # the sandbox's /dev/shm (POSIX shared memory, multiprocessing's locks)
 _SHIM_DIR = "/run/turngym/bin"
 # The host-side prelude (cgroups, rlimits) runs in bash: dash's ulimit lacks -u.
 _BASH = shutil.which("bash") or "/bin/bash"
@@ -465,12 +484,16 @@ def bwrap_command(
     extra_ro: Sequence[Path] = (),
     *,
     tmp_mb: int | None = None,
+    shm_mb: int = _SHM_MB,
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap arguments (without the command) and the environment to run them with.
 
     The sandbox of ``BwrapSandbox`` (read-only system, ``workspace`` writable at
     ``/testbed``, no network), without its per-call limits: for an interactive shell.
-    ``tmp_mb`` sizes the private ``/tmp`` (default: the kernel's, half the memory).
+    ``tmp_mb`` sizes the private ``/tmp`` (default: the kernel's, half the memory),
+    ``shm_mb`` its ``/dev/shm``; the rest of ``/dev`` is read-only. Of ``/etc`` only
+    `ETC_ALLOWED` is shown, and nothing of the system or the Python shown that only
+    root may read (``extra_ro`` is shown as it is: the caller asked for it).
     turngym's own package is hidden when the Python shown holds it (a wheel install
     under site-packages): its SWE tasks' hidden tests and fixes are there.
     """
@@ -478,16 +501,13 @@ def bwrap_command(
     assert exe is not None
     args = [exe, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL"]
     args += ["--ro-bind", "/usr", "/usr", *_system_links()]
-    args += ["--ro-bind", "/etc", "/etc"]
-    for path in _MASKED_FILES:
-        if os.path.isfile(path):
-            args += ["--ro-bind", "/dev/null", path]
-    for path in _MASKED_DIRS:
-        if os.path.isdir(path):
-            args += ["--tmpfs", path]
+    etc_args, etc_shown = _etc_args()
+    args += etc_args
+    system = ["/usr"]
     for path in _SYSTEM_DIRS[1:-1]:  # a host without merged /usr has real directories
         if os.path.isdir(path) and not os.path.islink(path):
             args += ["--ro-bind", path, path]
+            system.append(path)
     # a private /tmp first: a python installed under /tmp is bound over it below
     if tmp_mb is not None:
         args += ["--size", str(tmp_mb << 20)]
@@ -510,10 +530,10 @@ def bwrap_command(
         if not Path(extra).exists():
             raise ValueError(f"extra_ro path {str(extra)!r} does not exist")
         extras.append(str(Path(extra).resolve()))
-    shown = _outermost([*ro, *extras], covered=["/usr", "/etc"])
+    shown = _outermost([*ro, *extras], covered=[*system, *etc_shown])
     for path in shown:
         args += ["--ro-bind", path, path]
-    hidden = [p for p in _secrets(ro) if _inside(p, [*shown, "/usr", "/etc"])]
+    hidden = [p for p in _secrets(ro) if _inside(p, [*shown, *system, *etc_shown])]
     for path in hidden:
         args += ["--tmpfs", path]
     for path in extras:  # what was asked for is shown even inside a hidden folder
@@ -521,8 +541,24 @@ def bwrap_command(
             args += ["--ro-bind", path, path]
     for path in hidden:  # read-only once the folders shown in them are made
         args += ["--remount-ro", path]
+    # Host root owns what is shown and the sandbox's uid 0 is host root: a file only
+    # root may read (a key, a token) would be readable, so each is covered. What was
+    # asked for by name (extra_ro: the caller's own folders) is shown as it is.
+    static = [*system, *(p for p in shown if p not in extras)]
+    unreadable = [*_unreadable_static(tuple(static)), *_unreadable(etc_shown)]
+    for path in sorted(set(unreadable)):
+        if _inside(path, hidden) or any(_inside(extra, [path]) for extra in extras):
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
     args += ["--bind", str(_check_workspace(workspace)), WORKDIR]
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]
+    # bwrap's /dev is a tmpfs of the kernel's default size (half the memory), writable:
+    # it is made read-only, with a sized /dev/shm (its device nodes stay writable).
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size"]
+    args += [str(shm_mb << 20), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    args += ["--remount-ro", "/", "--chdir", WORKDIR]
     path_dirs += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
     env = {
         "PATH": ":".join(path_dirs),
@@ -534,6 +570,53 @@ def bwrap_command(
         "GIT_PAGER": "cat",
     }
     return args, env
+
+
+def _etc_args() -> tuple[list[str], list[str]]:
+    """Bwrap arguments showing the entries of `ETC_ALLOWED` this host has, and those bound.
+
+    A link is made again as a link (its target may be relative: ``../usr/lib/os-release``).
+    """
+    args = ["--dir", "/etc"]
+    bound = []
+    for name in ETC_ALLOWED:
+        path = f"/etc/{name}"
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", path, path]
+            bound.append(path)
+    return args, bound
+
+
+def _unreadable(tops: Sequence[str]) -> list[str]:
+    """What under ``tops`` others may not read (a folder: read or enter): root's alone.
+
+    Links are not followed (a link's target is judged where it is shown).
+    """
+    found: list[str] = []
+    todo = list(tops)
+    while todo:
+        top = todo.pop()
+        try:
+            st = os.lstat(top)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            continue
+        folder = stat.S_ISDIR(st.st_mode)
+        if not st.st_mode & stat.S_IROTH or (folder and not st.st_mode & stat.S_IXOTH):
+            found.append(top)
+        elif folder:
+            with contextlib.suppress(OSError), os.scandir(top) as entries:
+                todo.extend(entry.path for entry in entries)
+    return found
+
+
+@lru_cache(maxsize=32)
+def _unreadable_static(tops: tuple[str, ...]) -> tuple[str, ...]:
+    """`_unreadable` of the system and the Python shown, read once a process (~1 s)."""
+    return tuple(_unreadable(tops))
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:
@@ -559,7 +642,7 @@ class BwrapSandbox:
     """Runs commands in bubblewrap: read-only system, workspace at /testbed, no network.
 
     Limits per call: the wall-clock and CPU timeouts kill the whole process tree;
-    memory and process count are held by cgroups (v1) when root may make them, else by
+    memory and process count are held by cgroups (v1 or v2) where they can be made, else by
     rlimits (RLIMIT_AS per process; RLIMIT_NPROC, which the kernel does not apply to
     host root). Each call runs in a fresh PID namespace, so nothing it starts (``&``,
     ``nohup``, ``setsid``) outlives it. Calls on one sandbox run one at a time.
@@ -614,7 +697,8 @@ class BwrapSandbox:
             warnings.warn(
                 "BwrapSandbox: no pids cgroup could be made, and RLIMIT_NPROC does not bind "
                 "root: the process count of a call is bounded only by its timeouts. Run as "
-                "root with cgroups v1 mounted read-write, or as a non-root user.",
+                "root with cgroups mounted read-write (v1, or v2 with a delegated subtree), "
+                "or as a non-root user.",
                 RuntimeWarning,
                 stacklevel=2,
             )
@@ -717,6 +801,18 @@ class BwrapSandbox:
 # --------------------------------------------------------------------------- factory
 
 
+def no_sandbox_message(
+    why: str, option: str = "sandbox='local'", what: str = "no sandbox can run here"
+) -> str:
+    """The one line refusing to run without a sandbox: what, why, and the two fixes."""
+    why = " ".join(why.split())  # bwrap's stderr may span lines
+    return (
+        f"{what}: {why}. Fix it (apt-get install bubblewrap; allow user "
+        f"namespaces), or pass {option} to run the agent's commands unsandboxed on this "
+        "host (trusted code only)"
+    )
+
+
 def make_sandbox(
     workspace: Path,
     *,
@@ -728,20 +824,26 @@ def make_sandbox(
 ) -> Sandbox:
     """The best sandbox for ``workspace``: see the module docstring for the order.
 
+    ``"auto"`` never falls back on the host: where neither Docker (with an image) nor
+    bubblewrap can run, it raises, naming the fix; ``kind="local"`` is that choice.
+
     Args:
         workspace: the repository directory.
-        kind: "auto", "bwrap", "docker" or "local".
+        kind: "auto", "bwrap", "docker" or "local" (unsandboxed: trusted code only).
         limits: per-call limits.
         image: a Docker image ("docker" needs one; "auto" uses Docker only with one).
         python: the interpreter tests run with (bwrap and local).
         extra_ro: more host paths to show read-only at the same place (bwrap, docker).
 
-    >>> import tempfile, warnings
-    >>> with tempfile.TemporaryDirectory() as repo, warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     box = make_sandbox(Path(repo))
-    ...     print(box.name in ("bwrap", "local"))
-    ...     box.close()
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as repo:
+    ...     try:
+    ...         box = make_sandbox(Path(repo))
+    ...     except RuntimeError as refused:  # no bubblewrap here: it says what to do
+    ...         print("sandbox='local'" in str(refused))
+    ...     else:
+    ...         print(box.name == "bwrap")
+    ...         box.close()
     True
 
     """
@@ -754,13 +856,12 @@ def make_sandbox(
 
         assert image is not None
         return DockerSandbox(workspace, image=image, limits=limits, extra_ro=extra_ro)
-    if kind == "bwrap":
-        return BwrapSandbox(workspace, limits=limits, python=python, extra_ro=extra_ro)
     if kind == "auto":
         ok, why = bwrap_available()
-        if ok:
-            return BwrapSandbox(workspace, limits=limits, python=python, extra_ro=extra_ro)
-        log.warning("make_sandbox: falling back on a LocalSandbox: %s", why)
+        if not ok:
+            raise RuntimeError(no_sandbox_message(why))
+    if kind in ("auto", "bwrap"):
+        return BwrapSandbox(workspace, limits=limits, python=python, extra_ro=extra_ro)
     from turngym.envs.swe.local_sandbox import LocalSandbox
 
     return LocalSandbox(workspace, limits=limits, python=python)

@@ -41,7 +41,15 @@ from typing import Any
 from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
 from turngym.envs.swe.grading import PLUGIN_DIR, Trial, run_tests
-from turngym.envs.swe.sandbox import KINDS, Limits, Sandbox, make_sandbox
+from turngym.envs.swe.sandbox import (
+    KINDS,
+    Limits,
+    Sandbox,
+    bwrap_available,
+    docker_available,
+    make_sandbox,
+    no_sandbox_message,
+)
 from turngym.envs.swe.tasks import (
     SWETask,
     bundled_tasks,
@@ -161,13 +169,16 @@ def validate_tasks(
 
     Args:
         tasks: the tasks to check.
-        sandbox: the sandbox kind, as ``SWEEnv``'s (``"auto"``, ``"bwrap"``, ...).
+        sandbox: the sandbox kind, as ``SWEEnv``'s (``"auto"``, ``"bwrap"``, ...):
+            ``"auto"`` refuses where no sandbox can run; ``"local"`` runs the tests
+            unsandboxed on this host (trusted tasks only).
         limits: per-run sandbox limits (default ``Limits()``).
         python: the interpreter the tests run with (default: this one).
         paths: the test files or folders to run for every task (default: `directives`).
 
     Raises:
         ValueError: ``sandbox`` is not a known kind.
+        RuntimeError: no sandbox of that kind can run here (the message names the fix).
 
     """
     if sandbox not in KINDS:
@@ -366,7 +377,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--paths", action="append", help="test files or folders to run (default: the directives)"
     )
-    parser.add_argument("--sandbox", choices=KINDS, default="auto", help="sandbox kind")
+    parser.add_argument(
+        "--sandbox",
+        choices=KINDS,
+        default="auto",
+        help="sandbox kind (auto: docker for image tasks, else bubblewrap; local: unsandboxed)",
+    )
     parser.add_argument("--python", type=Path, help="interpreter the tests run with")
     parser.add_argument("--timeout", type=float, help="seconds per test run (wall and CPU)")
     parser.add_argument("--write", action="store_true", help="write the computed lists back")
@@ -407,6 +423,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.timeout is not None and not args.timeout > 0:
         parser.error(f"--timeout must be > 0 seconds, got {args.timeout}")
     tasks = _load(args, parser)
+    needs_bwrap = args.sandbox == "bwrap" or (
+        args.sandbox == "auto"
+        and not (all(t.image and t.source is None for t in tasks) and docker_available()[0])
+    )
+    if needs_bwrap and not (found := bwrap_available())[0]:
+        parser.error(no_sandbox_message(found[1], option="--sandbox local"))
     limits = Limits(wall_s=args.timeout, cpu_s=args.timeout) if args.timeout else None
     results = []
     for result in validate_tasks(
