@@ -316,3 +316,38 @@ def _calls(served: Served, key: str | None) -> Any:
     reply = httpx.get(root + "/health", headers=_auth(key), timeout=PATIENCE)
     assert reply.status_code == 200, reply.text
     return reply.json()["batching"]["calls"]
+
+
+# -- settings ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"header_timeout": 0},
+        {"body_timeout": float("inf")},
+        {"keep_alive_timeout": float("nan")},
+        {"header_timeout": True},
+        {"max_connections": 0},
+    ],
+)
+def test_a_setting_that_would_leave_connections_unbounded_is_refused(field):
+    from turngym.sdk.serve_connections import ServeConnections
+
+    name = next(iter(field))
+    with pytest.raises(ValueError, match=name):
+        ServeConnections(**field)
+
+
+def test_the_cap_is_lowered_to_fit_the_fd_limit(monkeypatch):
+    from turngym.sdk import serve
+    from turngym.sdk.serve_connections import FD_RESERVE, ServeConnections
+
+    said: list[str] = []
+    monkeypatch.setattr(serve, "raise_fd_limit", lambda: FD_RESERVE + 200)
+    fitted = serve._fitted(ServeConnections(max_connections=1024), said.append)
+    assert fitted.max_connections == 100
+    assert len(said) == 1 and "100" in said[0] and "ulimit -Hn" in said[0]
+    monkeypatch.setattr(serve, "raise_fd_limit", lambda: 1 << 20)
+    assert serve._fitted(ServeConnections(), said.append) == ServeConnections()
+    assert len(said) == 1
