@@ -400,8 +400,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             raise CliError(f"{flag} must be >= 1, got {value}")
     if not args.max_body_mb > 0:
         raise CliError(f"--max-body-mb must be > 0, got {args.max_body_mb}")
+    for flag, seconds in [
+        ("--header-timeout", args.header_timeout),
+        ("--body-timeout", args.body_timeout),
+        ("--keep-alive-timeout", args.keep_alive_timeout),
+    ]:
+        if not 0 < seconds < float("inf"):
+            raise CliError(f"{flag} must be a number of seconds > 0, got {seconds}")
+    if args.max_connections < 1:
+        raise CliError(f"--max-connections must be >= 1, got {args.max_connections}")
     from turngym.sdk.policy import PolicyError
-    from turngym.sdk.serve import ServeLimits, serve
+    from turngym.sdk.serve import ServeConnections, ServeLimits, serve
 
     try:
         limits = ServeLimits(
@@ -424,6 +433,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             api_key=args.api_key,
             weights_dir=args.weights_dir,
             limits=limits,
+            connections=ServeConnections(
+                header_timeout=args.header_timeout,
+                body_timeout=args.body_timeout,
+                keep_alive_timeout=args.keep_alive_timeout,
+                max_connections=args.max_connections,
+            ),
         )
     except (PolicyError, ValueError) as error:
         raise CliError(str(error)) from None
@@ -664,6 +679,30 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1 << 18,
         help="guided choice: most characters of one request's choices together",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a client has to send a request's headers (then it is disconnected)",
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a client has to send a request's body, once its headers came",
+    )
+    p.add_argument(
+        "--keep-alive-timeout",
+        type=float,
+        default=5.0,
+        help="seconds an idle connection stays open between requests",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=1024,
+        help="most connections waiting on their client (one more closes the longest waiting)",
     )
     p.set_defaults(fn=_cmd_serve)
 

@@ -109,8 +109,9 @@ def cmd_view(args: argparse.Namespace) -> int:
     with needs_extra("serve", "turngym view"):
         import uvicorn
 
+        from turngym.http_guards import LOOPBACK_NAMES
         from turngym.view.app import create_app
-    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
+    hosts = [*LOOPBACK_NAMES, args.host] if loopback else None
     try:
         app = create_app(paths, play_dir=play_dir, allowed_hosts=hosts)
     except ValueError as error:

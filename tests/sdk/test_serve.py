@@ -180,7 +180,8 @@ def test_guided_choice_in_vllms_fields(client, field):
 def test_unknown_model_and_route(client):
     reply = client.post("/completions", json={"model": "gpt-4", "prompt": "x"})
     assert reply.status_code == 404 and "GET /v1/models" in reply.json()["error"]["message"]
-    assert client.post("/completions", content=b"{not json").status_code == 400
+    json_type = {"Content-Type": "application/json"}
+    assert client.post("/completions", content=b"{not json", headers=json_type).status_code == 400
     assert client.get("/nowhere").status_code == 404
 
 

@@ -249,7 +249,7 @@ def test_deeply_nested_json_is_a_400(client, body):
 
 def test_an_oversized_body_is_refused_before_it_is_read(served, client):
     head = (
-        "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {1 << 31}\r\n\r\n"
     )
     declared = _send_raw(served, head, b'{"prompt": "' + b"x" * 1000)
@@ -257,7 +257,7 @@ def test_an_oversized_body_is_refused_before_it_is_read(served, client):
     declared.close()
     # Chunked, no length given: refused once the bytes that came pass the cap.
     head = (
-        "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         "Transfer-Encoding: chunked\r\n\r\n"
     )
     streamed = _send_raw(served, head)

@@ -23,7 +23,11 @@ client that disconnects has its queued request dropped and its running generatio
 stopped, and with an API key (serve_auth.py) every endpoint wants
 ``Authorization: Bearer KEY``. ``serve`` refuses to listen beyond loopback, or to take
 weight updates, without a key; weights load only from the folder named at start
-(serve_weights.py).
+(serve_weights.py). A client that sends part of a request and waits is cut off at a
+deadline, and waiting connections are capped (serve_connections.py). Browsers
+(turngym/http_guards.py): every POST must be ``application/json`` (a cross-site
+``text/plain`` POST is a 415), and a loopback server answers only the Host names
+127.0.0.1, localhost and [::1] (DNS rebinding), with or without a key.
 
 fastapi and uvicorn are imported lazily (``pip install 'turngym[serve]'``).
 """
@@ -33,6 +37,7 @@ fastapi and uvicorn are imported lazily (``pip install 'turngym[serve]'``).
 
 import asyncio
 import contextlib
+import dataclasses
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -42,10 +47,12 @@ from typing import Any, TypeVar
 
 from turngym.envs.reaper import remove_dir, temp_dir
 from turngym.extras import require_installed
+from turngym.http_guards import LOOPBACK_NAMES, HostGuard, JsonBodies
 from turngym.sdk.policy import Generation, Policy, PolicyError
-from turngym.sdk.serve_auth import RequireKey, check_exposure, checked_key
+from turngym.sdk.serve_auth import RequireKey, check_exposure, checked_key, is_loopback
 from turngym.sdk.serve_auth import api_key as api_key_of
 from turngym.sdk.serve_batcher import Batcher, BatchStats, prompt_logprobs
+from turngym.sdk.serve_connections import FD_RESERVE, ServeConnections, raise_fd_limit
 from turngym.sdk.serve_limits import (
     CHOICE_FIELDS,
     BadRequest,
@@ -62,6 +69,7 @@ __all__ = [
     "BadRequest",
     "BatchStats",
     "Batcher",
+    "ServeConnections",
     "ServeLimits",
     "build_app",
     "prompt_logprobs",
@@ -112,6 +120,11 @@ def _error(message: str, status: int, param: str | None = None) -> Any:
     return JSONResponse(body, status_code=status)
 
 
+def _refusal(status: int, message: str) -> Any:
+    """A guard's refusal (turngym/http_guards.py) as an OpenAI-style error."""
+    return _error(message, status)
+
+
 def build_app(
     policy: Policy,
     model_name: str,
@@ -122,6 +135,7 @@ def build_app(
     api_key: str | None = None,
     weights_dir: str | Path | None = None,
     limits: ServeLimits | None = None,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> Any:
     """A FastAPI app serving ``policy`` as ``model_name`` (``root``: its model dir).
 
@@ -142,6 +156,10 @@ def build_app(
         weights_dir: the only folder weights load from; None: a private temp folder,
             removed when the app stops or its process ends.
         limits: what one request may ask for (``ServeLimits()``: the defaults).
+        allowed_hosts: the only Host names answered (a DNS-rebinding guard; ``serve``
+            gives its loopback names on a loopback bind); None: any.
+
+    Every POST must say ``Content-Type: application/json`` (else 415).
 
     Raises:
         PolicyError: the context length is unknown, the policy cannot load weights, or
@@ -179,8 +197,12 @@ def build_app(
     app = FastAPI(
         title="turngym serve", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
+    # add_middleware puts each in front of those before: the Host check runs first.
+    app.add_middleware(JsonBodies, refuse=_refusal)
     if api_key is not None:
         app.add_middleware(RequireKey, key=checked_key(api_key))
+    if allowed_hosts is not None:
+        app.add_middleware(HostGuard, names=allowed_hosts, refuse=_refusal)
     app.state.batcher = batcher
     app.state.weight_updates = 0
     app.state.weights_dir = weights.path if weights is not None else None
@@ -509,6 +531,7 @@ def serve(
     api_key: str | None = None,
     weights_dir: str | Path | None = None,
     limits: ServeLimits | None = None,
+    connections: ServeConnections | None = None,
 ) -> None:
     """Load ``model_dir`` with ``HFPolicy`` and serve it until interrupted.
 
@@ -516,7 +539,9 @@ def serve(
     picks a free port, and the start line names the real one. ``api_key`` (None:
     ``$TURNGYM_API_KEY``, if set) is required on every request; a server bound beyond
     loopback, or taking weight updates, will not start without one. See ``build_app``
-    for ``weights_dir`` and ``limits``.
+    for ``weights_dir`` and ``limits``; ``connections``: the deadlines and the cap on
+    connections (``ServeConnections()``: the defaults). A loopback server answers only
+    its loopback Host names. The soft file-descriptor limit is raised to the hard one.
 
     Raises:
         MissingExtra: fastapi/uvicorn (``serve`` extra) or torch (``llm``) is missing.
@@ -558,13 +583,30 @@ def serve(
             api_key=key,
             weights_dir=weights_dir,
             limits=limits,
+            allowed_hosts=(*LOOPBACK_NAMES, host) if is_loopback(host) else None,
         )
         shown = f"[{host}]" if ":" in host else host
         announce(f"serving {path} as {name} on http://{shown}:{sock.getsockname()[1]}/v1")
         if accept_weight_updates:
             folder = app.state.weights_dir
             announce(f"weight updates load from {folder} (POST /v1/update_weights)")
-        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+        settings = _fitted(connections or ServeConnections(), announce)
+        config = uvicorn.Config(
+            app, log_level="warning", timeout_graceful_shutdown=2, **settings.uvicorn_settings()
+        )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
+
+
+def _fitted(settings: ServeConnections, announce: Callable[[str], None]) -> ServeConnections:
+    """``settings`` with the fd limit raised to fit them, or the cap lowered to fit it."""
+    limit = raise_fd_limit()
+    if settings.descriptors() <= limit:
+        return settings
+    fits = max((limit - FD_RESERVE) // 2, 1)
+    announce(
+        f"at most {fits} waiting connections, not {settings.max_connections}: this process "
+        f"may open {limit} files (raise `ulimit -Hn` for more)"
+    )
+    return dataclasses.replace(settings, max_connections=fits)

@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from turngym.http_guards import HostGuard
 from turngym.view.catalog import (
     Catalog,
     CatalogCache,
@@ -98,9 +99,7 @@ def create_app(
     resolved, only = _roots(roots)
     app = FastAPI(title="turngym view", docs_url=None, redoc_url=None, openapi_url=None)
     if allowed_hosts is not None:
-        from starlette.middleware.trustedhost import TrustedHostMiddleware
-
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+        app.add_middleware(HostGuard, names=allowed_hosts)
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     templates.env.autoescape = True
     templates.env.globals["fmt"] = _fmt
