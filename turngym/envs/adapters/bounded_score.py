@@ -114,11 +114,11 @@ class _Zygote:
         self.sock = here
         self.pid = os.getpid()
 
-    def fork(self, seconds: float, memory_mb: int) -> socket.socket:
+    def fork(self, job: tuple[Any, ...]) -> socket.socket:
         """A new worker's end of its socket (the worker says when it is ready)."""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            payload = pickle.dumps((seconds, memory_mb))
+            payload = pickle.dumps(job)
             socket.send_fds(self.sock, [payload], [theirs.fileno()])
         finally:
             theirs.close()
@@ -187,8 +187,7 @@ def _zygote_main(fd: int) -> None:
             continue
         if os.fork() == 0:
             control.close()
-            seconds, memory_mb = pickle.loads(data)
-            _worker_main(socket.socket(fileno=fds[0]), seconds, memory_mb)
+            _worker_main(socket.socket(fileno=fds[0]), *pickle.loads(data))
             os._exit(0)
         os.close(fds[0])
 
@@ -201,37 +200,37 @@ def _cpu_used() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _worker_main(sock: socket.socket, seconds: float, memory_mb: int) -> None:
-    """Score answers sent on ``sock`` until it closes; each under a CPU rlimit."""
+def _worker_main(
+    sock: socket.socket, task: str, config: dict[str, Any], seconds: float, memory_mb: int
+) -> None:
+    """Score answers for ``task`` sent on ``sock`` until it closes; each under a CPU rlimit."""
     import reasoning_gym
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGXCPU, signal.SIG_DFL)  # past the CPU bound: die
+    # score_answer reads the dataset's config, never its seed: one dataset, made before
+    # the first answer (outside its bound), serves every entry
+    dataset = reasoning_gym.create_dataset(task, seed=0, size=1, **config)
     pages = int(open("/proc/self/statm").read().split()[0])  # noqa: SIM115
     room = pages * os.sysconf("SC_PAGE_SIZE") + memory_mb * 2**20
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (room, room))
     _, hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)
     _send(sock, ("ready", os.getpid()))
-    dataset: Any = None
-    made_for: tuple[Any, ...] = ()
     while True:
         ok, request = _recv(sock, None)
         if not ok:
             return
-        task, config, seed, entry, answer = request
+        seed, entry, answer = request
         soft = math.ceil(_cpu_used() + seconds) + 1
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_CPU, (soft, hard_cpu))
         try:
-            key = (task, sorted(config.items()), seed)
-            if key != made_for:
-                dataset, made_for = None, ()
-                dataset = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
-                made_for = key
-            if entry is None:
-                entry = dataset[0]
-            reply: tuple[str, Any] = ("score", float(dataset.score_answer(answer, entry)))
+            scorer = dataset
+            if entry is None:  # it did not pickle: make it here
+                scorer = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
+                entry = scorer[0]
+            reply: tuple[str, Any] = ("score", float(scorer.score_answer(answer, entry)))
         except MemoryError:
             reply = ("error", f"the scorer ran past its {memory_mb} MiB memory bound")
         except Exception as error:
@@ -261,21 +260,27 @@ class BoundedScorer:
     """A worker process that scores answers within ``seconds`` of wall time, or is killed.
 
     Args:
+        task: the Reasoning Gym dataset whose scorer it runs.
+        config: the dataset's config (as ``create_dataset`` takes it).
         seconds: the wall-time bound of one answer's scoring (the CPU rlimit is the same,
             rounded up); past it the worker is killed and the answer fails.
         memory_mb: the memory the worker may take beyond what it holds at its start.
 
     Example:
         >>> import reasoning_gym  # doctest: +SKIP
-        >>> scorer = BoundedScorer(seconds=2.0)  # doctest: +SKIP
+        >>> scorer = BoundedScorer("countdown", {}, seconds=2.0)  # doctest: +SKIP
         >>> data = reasoning_gym.create_dataset("countdown", seed=5, size=1)  # doctest: +SKIP
-        >>> scorer.score("countdown", {}, 5, data[0], data[0]["answer"])  # doctest: +SKIP
+        >>> scorer.score(5, data[0], data[0]["answer"])  # doctest: +SKIP
         (1.0, None)
         >>> scorer.close()  # doctest: +SKIP
 
     """
 
-    def __init__(self, seconds: float, memory_mb: int) -> None:
+    def __init__(
+        self, task: str, config: Mapping[str, Any], seconds: float = 2.0, memory_mb: int = 2048
+    ) -> None:
+        self.task = task
+        self.config = dict(config)
         self.seconds = seconds
         self.memory_mb = memory_mb
         self.kills = 0
@@ -289,11 +294,12 @@ class BoundedScorer:
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def _start(self) -> socket.socket:
+        job = (self.task, self.config, self.seconds, self.memory_mb)
         try:
-            sock = _the_zygote().fork(self.seconds, self.memory_mb)
+            sock = _the_zygote().fork(job)
         except OSError:  # the zygote died (killed from outside): start another
             _stop_zygote()
-            sock = _the_zygote().fork(self.seconds, self.memory_mb)
+            sock = _the_zygote().fork(job)
         ok, message = _recv(sock, time.monotonic() + START_TIMEOUT)
         if not ok or message[0] != "ready":
             sock.close()
@@ -309,14 +315,12 @@ class BoundedScorer:
         self._finalizer = weakref.finalize(self, _close, sock, self._pidfd)
         return sock
 
-    def score(
-        self, task: str, config: Mapping[str, Any], seed: int, entry: Mapping[str, Any], answer: str
-    ) -> Verdict:
-        """Score ``answer`` for ``entry`` of ``task``'s dataset built with ``seed``."""
+    def score(self, seed: int, entry: Mapping[str, Any], answer: str) -> Verdict:
+        """Score ``answer`` for ``entry`` (the first of the dataset built with ``seed``)."""
         try:
-            request = pickle.dumps((task, dict(config), seed, entry, answer))
+            request = pickle.dumps((seed, entry, answer))
         except Exception:  # an entry that does not pickle: the worker builds its own
-            request = pickle.dumps((task, dict(config), seed, None, answer))
+            request = pickle.dumps((seed, None, answer))
         sock = self._sock if self._sock is not None else self._start()
         try:
             sock.sendall(_HEADER.pack(len(request)) + request)

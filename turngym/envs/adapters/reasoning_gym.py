@@ -147,7 +147,7 @@ class ReasoningGymEnv(TextEnv[str]):
         # The default scorer compares strings (== and `in`: linear time), so it cannot
         # stall; every other one runs in the worker.
         self._in_process = type(probe).score_answer is ProceduralDataset.score_answer
-        self.scorer = BoundedScorer(float(score_seconds), score_memory_mb)
+        self.scorer = BoundedScorer(task, self.config, float(score_seconds), score_memory_mb)
         """The worker that scores answers (``kills``, ``starts``, ``pid``)."""
         self.entry: dict[str, Any] = {}
         """The dataset entry being asked (``question``, ``answer``, ``metadata``)."""
@@ -197,9 +197,7 @@ class ReasoningGymEnv(TextEnv[str]):
                 return 0.0, "the scorer failed"
             why = None
         else:
-            value, why = self.scorer.score(
-                self.task, self.config, self._entry_seed, self.entry, answer
-            )
+            value, why = self.scorer.score(self._entry_seed, self.entry, answer)
         if value is None:
             return 0.0, why
         return (min(max(value, 0.0), 1.0) if value == value else 0.0), None
@@ -233,7 +231,7 @@ class ReasoningGymEnv(TextEnv[str]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         seconds, memory_mb = state["scorer"]
         self.__dict__.update(state)
-        self.scorer = BoundedScorer(seconds, memory_mb)
+        self.scorer = BoundedScorer(self.task, self.config, seconds, memory_mb)
 
     def _state_key(self) -> str:
         return f"{self.task}|{self._entry_seed}|{len(self.answers)}"
