@@ -79,7 +79,12 @@ def test_every_id_asks_and_grades(task: str) -> None:
     sample_ids(
         [f"turngym/reasoning_gym.{t}-v0" for t in QUICK],
         2,
-        always=["turngym/reasoning_gym.basic_arithmetic-v0"],
+        # basic_arithmetic keeps the default scorer (in-process), complex_arithmetic's
+        # own scorer runs in the bounded worker
+        always=[
+            "turngym/reasoning_gym.basic_arithmetic-v0",
+            "turngym/reasoning_gym.complex_arithmetic-v0",
+        ],
     ),
 )
 def test_conformance_on_a_sample(env_id: str) -> None:
@@ -191,3 +196,25 @@ def test_a_huge_power_never_reaches_sympy(answer: str) -> None:
 )
 def test_ordinary_answers_pass_the_guard(task: str, answer: str) -> None:
     assert admissible(task, answer)
+
+
+def test_a_vector_env_scores_in_workers_of_its_own() -> None:
+    """Envs in forked vector workers (the parent's scorer already running) score answers,
+    and pickled copies of them (``get_attr``) come back without a worker."""
+    here = ReasoningGymEnv("countdown", attempts=1)
+    here.reset(seed=0)
+    assert here.step(here.entry["answer"])[1] == 1.0  # this process has a scorer now
+
+    def make() -> gym.Env:
+        return gym.make("turngym/reasoning_gym.countdown-v0", attempts=1)
+
+    envs = gym.vector.AsyncVectorEnv([make, make], context="fork")
+    try:
+        envs.reset(seed=[1, 2])
+        copies = envs.get_attr("unwrapped")
+        assert [c.scorer.pid for c in copies] == [None, None]
+        _, rewards, terminated, _, infos = envs.step([c.entry["answer"] for c in copies])
+        assert list(rewards) == [1.0, 1.0] and all(terminated) and all(infos["success"])
+    finally:
+        envs.close()
+        here.close()

@@ -14,6 +14,10 @@ tree alone (nothing is evaluated) whether it is safe to hand over:
 - ``parse_expr`` scorers get arithmetic only: numbers, names, ``+ - * / **`` (and ``^``),
   calls of a few maths functions, and powers of pure numbers bounded so that no number
   grows past a few thousand digits.
+
+The guard stops code from running; it does not bound work (``simplify`` of nested
+``exp(exp(...))`` is arithmetic too): that is `turngym.envs.adapters.bounded_score`'s
+job, which runs every scorer but the default string compare under a time bound.
 """
 
 from __future__ import annotations

@@ -15,6 +15,17 @@ otherwise. ``success`` means a score of 1.0.
 
 Answers go to scorers that evaluate text as Python only when
 ``turngym.envs.adapters.answer_guard`` finds them harmless; others score 0.0.
+
+Scoring is bounded: some scorers do unbounded work on an answer (``sympy.simplify`` of
+``exp(exp(exp(x)))``, ``rubiks_cube`` repeating a move ``R99999999`` times), so every
+answer is scored in a worker process of the env's own
+(``turngym.envs.adapters.bounded_score``), started at the first answer, within
+``score_seconds`` of wall time (default 2 s; a CPU rlimit of as much) and
+``score_memory_mb`` of memory. Past a bound the worker is killed (the next answer gets a
+new one) and the answer scores 0.0, with the reason in ``info["score_error"]``. Only
+datasets that keep Reasoning Gym's default scorer (an equality and a substring test,
+linear in the answer's length) are scored in-process. ``close()`` kills the worker, and
+it dies with the env's process however that ends.
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ from typing import Any
 
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.adapters.answer_guard import admissible
+from turngym.envs.adapters.bounded_score import BoundedScorer
 from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, TASKS
 from turngym.extras import needs_extra
 
@@ -45,6 +57,9 @@ class ReasoningGymEnv(TextEnv[str]):
             checked by Reasoning Gym when the env is made.
         retry_message: what a wrong answer hears when attempts are left.
         max_answer_chars: longer answers are refused as invalid (they use no attempt).
+        score_seconds: the wall-time (and CPU-time) bound of scoring one answer; past it
+            the answer scores 0.0 and ``info["score_error"]`` says so.
+        score_memory_mb: the memory the scorer's worker may take beyond its start.
         invalid_action_penalty, max_invalid_actions, render_mode: as in ``TextEnv``.
 
     Example:
@@ -67,6 +82,8 @@ class ReasoningGymEnv(TextEnv[str]):
         config: Mapping[str, Any] | None = None,
         retry_message: str = "Let's try again.",
         max_answer_chars: int = 20_000,
+        score_seconds: float = 2.0,
+        score_memory_mb: int = 2048,
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int | None = 10,
         render_mode: str | None = None,
@@ -97,6 +114,20 @@ class ReasoningGymEnv(TextEnv[str]):
             or max_answer_chars < 1
         ):
             raise ValueError(f"max_answer_chars must be an int >= 1, got {max_answer_chars!r}")
+        if (
+            isinstance(score_seconds, bool)
+            or not isinstance(score_seconds, (int, float))
+            or not 0 < score_seconds < float("inf")
+        ):
+            raise ValueError(
+                f"score_seconds must be a number of seconds > 0, got {score_seconds!r}"
+            )
+        if (
+            isinstance(score_memory_mb, bool)
+            or not isinstance(score_memory_mb, int)
+            or score_memory_mb < 64
+        ):
+            raise ValueError(f"score_memory_mb must be an int >= 64, got {score_memory_mb!r}")
         self.task = task
         self.attempts = attempts
         self.reward_mode = reward
@@ -106,11 +137,18 @@ class ReasoningGymEnv(TextEnv[str]):
         with needs_extra("reasoning", f"reasoning_gym.{task}-v0"):
             import reasoning_gym
 
+        from reasoning_gym.dataset import ProceduralDataset
+
         self._create = reasoning_gym.create_dataset
         try:  # fail here, not at the first reset, on a bad config
-            self._create(task, seed=0, size=1, **self.config)
+            probe = self._create(task, seed=0, size=1, **self.config)
         except (TypeError, ValueError, AssertionError) as error:
             raise ValueError(f"config={self.config!r} is not valid for {task}: {error}") from None
+        # The default scorer compares strings (== and `in`: linear time), so it cannot
+        # stall; every other one runs in the worker.
+        self._in_process = type(probe).score_answer is ProceduralDataset.score_answer
+        self.scorer = BoundedScorer(task, self.config, float(score_seconds), score_memory_mb)
+        """The worker that scores answers (``kills``, ``starts``, ``pid``)."""
         self.entry: dict[str, Any] = {}
         """The dataset entry being asked (``question``, ``answer``, ``metadata``)."""
         self.answers: list[str] = []
@@ -144,30 +182,56 @@ class ReasoningGymEnv(TextEnv[str]):
         """The dataset's score of ``answer`` for the current entry, in [0, 1].
 
         0.0 when the answer may not reach a scorer that evaluates it as Python
-        (``answer_guard``) or when the scorer fails on it.
+        (``answer_guard``), when the scorer fails on it, or when it runs past its bounds.
         """
+        return self._verdict(answer)[0]
+
+    def _verdict(self, answer: str) -> tuple[float, str | None]:
+        """The score of ``answer``, and why it is 0.0 when the scorer failed or was stopped."""
         if not admissible(self.task, answer):
-            return 0.0
-        try:
-            value = float(self._dataset.score_answer(answer, self.entry))
-        except Exception:  # a scorer that chokes on an answer rejects it
-            return 0.0
-        return min(max(value, 0.0), 1.0) if value == value else 0.0
+            return 0.0, None
+        if self._in_process:
+            try:
+                value: float | None = float(self._dataset.score_answer(answer, self.entry))
+            except Exception:  # a scorer that chokes on an answer rejects it
+                return 0.0, "the scorer failed"
+            why = None
+        else:
+            value, why = self.scorer.score(self._entry_seed, self.entry, answer)
+        if value is None:
+            return 0.0, why
+        return (min(max(value, 0.0), 1.0) if value == value else 0.0), None
 
     def _apply(self, action: str) -> Outcome:
         self.answers.append(action)
-        score = self.score(action)
+        score, why = self._verdict(action)
         right = score >= 1.0
+        info: dict[str, Any] = {} if why is None else {"score_error": why}
         if not right and self.attempts_left > 0:
-            return Outcome(self.retry_message, 0.0, info={"attempts_left": self.attempts_left})
+            info["attempts_left"] = self.attempts_left
+            return Outcome(self.retry_message, 0.0, info=info)
         paid = score if self.reward_mode == "score" else float(right)
         obs = "Correct." if right else "Out of attempts."
-        info = {
-            "score": score,
-            "answer": _shown(self.entry.get("answer")),
-            "attempts_used": len(self.answers),
-        }
+        info.update(
+            score=score, answer=_shown(self.entry.get("answer")), attempts_used=len(self.answers)
+        )
         return Outcome(obs, paid, terminated=True, success=right, info=info)
+
+    def close(self) -> None:
+        """Stop the scorer's worker process (the next answer would start a new one)."""
+        self.scorer.close()
+        super().close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker process does not travel: the copy starts its own at its first answer.
+        state = self.__dict__.copy()
+        state["scorer"] = (self.scorer.seconds, self.scorer.memory_mb)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        seconds, memory_mb = state["scorer"]
+        self.__dict__.update(state)
+        self.scorer = BoundedScorer(self.task, self.config, seconds, memory_mb)
 
     def _state_key(self) -> str:
         return f"{self.task}|{self._entry_seed}|{len(self.answers)}"

@@ -1,0 +1,346 @@
+"""``BoundedScorer``: Reasoning Gym's ``score_answer`` run in a worker process under time bounds.
+
+Some scorers do unbounded work on an answer the agent wrote: ``sympy.simplify`` on
+``exp(exp(exp(...)))`` or on nested squares of sums, ``rubiks_cube`` repeating a move
+``R99999999`` times. An RL policy finds such answers, and a scorer that runs for minutes
+stalls the whole rollout. So an env scores through a worker process of its own:
+
+- the answer goes over a socket; the worker has ``seconds`` of wall time to reply, and a
+  CPU rlimit of about as much per answer (SIGXCPU kills it even when no one waits) and an
+  address-space rlimit of ``memory_mb`` above what it holds when it starts;
+- past the bound the worker is killed (by a pidfd: never another process that reused its
+  pid) and the answer scores as a failure with the reason; the next answer gets a fresh
+  worker.
+
+Workers start in milliseconds: each is forked from a *zygote*, one per process, that
+imported ``reasoning_gym`` once (1-2 s) and does nothing but fork on request. The zygote
+is started with `turngym.envs.reaper.spawn`, and its workers stay in its process group,
+so the reaper kills them all when this process ends in any way; an idle worker also
+exits when its socket closes (its env closed, or this process died).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import math
+import os
+import pickle
+import resource
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from turngym.envs import reaper
+
+__all__ = ["START_TIMEOUT", "BoundedScorer", "Verdict"]
+
+START_TIMEOUT = 120.0
+"""Seconds a worker may take to start (the zygote's first import of ``reasoning_gym``)."""
+
+_HEADER = struct.Struct("!Q")
+
+Verdict = tuple[float | None, str | None]
+"""``(score, None)`` when the scorer answered, ``(None, why)`` when it failed or was stopped."""
+
+
+# --------------------------------------------------------------------------- framing
+
+
+def _send(sock: socket.socket, message: Any) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def _recv_exactly(sock: socket.socket, n: int, deadline: float | None) -> bytes | None:
+    """``n`` bytes, or None at EOF or past ``deadline`` (``time.monotonic`` seconds)."""
+    chunks: list[bytes] = []
+    while n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([sock], [], [], left)[0]:
+                return None
+        chunk = sock.recv(min(n, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(sock: socket.socket, deadline: float | None) -> tuple[bool, Any]:
+    """``(True, message)``, or ``(False, None)`` at EOF or past ``deadline``."""
+    header = _recv_exactly(sock, _HEADER.size, deadline)
+    if header is None:
+        return False, None
+    data = _recv_exactly(sock, _HEADER.unpack(header)[0], deadline)
+    if data is None:
+        return False, None
+    return True, pickle.loads(data)
+
+
+# --------------------------------------------------------------------------- the zygote
+
+
+class _Zygote:
+    """The process that workers are forked from; one per process, started on first use."""
+
+    def __init__(self) -> None:
+        # SOCK_SEQPACKET: one request, one message, its socket attached to it
+        here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = dict(os.environ)
+        # the same imports as here (a test's or a notebook's sys.path too); one BLAS
+        # thread: the zygote forks, and a fork keeps only the forking thread
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+        code = f"from {__name__} import _zygote_main; _zygote_main({there.fileno()})"
+        try:
+            self.proc = reaper.spawn(
+                [sys.executable, "-c", code],
+                pass_fds=(there.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+        finally:
+            there.close()
+        self.sock = here
+        self.pid = os.getpid()
+
+    def fork(self, job: tuple[Any, ...]) -> socket.socket:
+        """A new worker's end of its socket (the worker says when it is ready)."""
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            payload = pickle.dumps(job)
+            socket.send_fds(self.sock, [payload], [theirs.fileno()])
+        finally:
+            theirs.close()
+        return mine
+
+    def alive(self) -> bool:
+        return self.pid == os.getpid() and self.proc.poll() is None
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        reaper.forget(self.proc.pid)
+
+
+_zygote: _Zygote | None = None
+_zygote_lock = threading.Lock()
+
+
+def _the_zygote() -> _Zygote:
+    global _zygote
+    with _zygote_lock:
+        if _zygote is None or not _zygote.alive():
+            if _zygote is not None and _zygote.pid == os.getpid():
+                _zygote.stop()
+            _zygote = _Zygote()
+        return _zygote
+
+
+def _forget_zygote_after_fork() -> None:
+    # A forked child (a vector env's worker) starts a zygote of its own when it needs one.
+    global _zygote
+    _zygote = None
+
+
+def _stop_zygote() -> None:
+    global _zygote
+    with _zygote_lock:
+        if _zygote is not None and _zygote.pid == os.getpid():
+            _zygote.stop()
+        _zygote = None
+
+
+os.register_at_fork(after_in_child=_forget_zygote_after_fork)
+atexit.register(_stop_zygote)
+
+
+def _zygote_main(fd: int) -> None:
+    """The zygote: import ``reasoning_gym``, then fork a worker per socket it is sent."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import reasoning_gym  # noqa: F401  (once here, not once per worker)
+
+    control = socket.socket(fileno=fd)
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except InterruptedError:
+            continue
+        if not data:
+            os._exit(0)  # this process's owner is gone
+        if not fds:
+            continue
+        if os.fork() == 0:
+            control.close()
+            _worker_main(socket.socket(fileno=fds[0]), *pickle.loads(data))
+            os._exit(0)
+        os.close(fds[0])
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def _cpu_used() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _worker_main(
+    sock: socket.socket, task: str, config: dict[str, Any], seconds: float, memory_mb: int
+) -> None:
+    """Score answers for ``task`` sent on ``sock`` until it closes; each under a CPU rlimit."""
+    import reasoning_gym
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)  # past the CPU bound: die
+    # score_answer reads the dataset's config, never its seed: one dataset, made before
+    # the first answer (outside its bound), serves every entry
+    dataset = reasoning_gym.create_dataset(task, seed=0, size=1, **config)
+    pages = int(open("/proc/self/statm").read().split()[0])  # noqa: SIM115
+    room = pages * os.sysconf("SC_PAGE_SIZE") + memory_mb * 2**20
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (room, room))
+    _, hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)
+    _send(sock, ("ready", os.getpid()))
+    while True:
+        ok, request = _recv(sock, None)
+        if not ok:
+            return
+        seed, entry, answer = request
+        soft = math.ceil(_cpu_used() + seconds) + 1
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard_cpu))
+        try:
+            scorer = dataset
+            if entry is None:  # it did not pickle: make it here
+                scorer = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
+                entry = scorer[0]
+            reply: tuple[str, Any] = ("score", float(scorer.score_answer(answer, entry)))
+        except MemoryError:
+            reply = ("error", f"the scorer ran past its {memory_mb} MiB memory bound")
+        except Exception as error:
+            reply = ("error", f"the scorer failed: {type(error).__name__}")
+        _send(sock, reply)
+
+
+# --------------------------------------------------------------------------- the handle
+
+
+def _kill(pidfd: int) -> None:
+    """SIGKILL the process behind ``pidfd`` and wait until it has exited."""
+    with contextlib.suppress(OSError):
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        select.select([pidfd], [], [], 10.0)  # readable once it has exited
+    os.close(pidfd)
+
+
+def _close(sock: socket.socket, pidfd: int) -> None:
+    with contextlib.suppress(OSError):
+        sock.close()
+    _kill(pidfd)
+
+
+class BoundedScorer:
+    """A worker process that scores answers within ``seconds`` of wall time, or is killed.
+
+    Args:
+        task: the Reasoning Gym dataset whose scorer it runs.
+        config: the dataset's config (as ``create_dataset`` takes it).
+        seconds: the wall-time bound of one answer's scoring (the CPU rlimit is the same,
+            rounded up); past it the worker is killed and the answer fails.
+        memory_mb: the memory the worker may take beyond what it holds at its start.
+
+    Example:
+        >>> import reasoning_gym  # doctest: +SKIP
+        >>> scorer = BoundedScorer("countdown", {}, seconds=2.0)  # doctest: +SKIP
+        >>> data = reasoning_gym.create_dataset("countdown", seed=5, size=1)  # doctest: +SKIP
+        >>> scorer.score(5, data[0], data[0]["answer"])  # doctest: +SKIP
+        (1.0, None)
+        >>> scorer.close()  # doctest: +SKIP
+
+    """
+
+    def __init__(
+        self, task: str, config: Mapping[str, Any], seconds: float = 2.0, memory_mb: int = 2048
+    ) -> None:
+        self.task = task
+        self.config = dict(config)
+        self.seconds = seconds
+        self.memory_mb = memory_mb
+        self.kills = 0
+        """Workers killed at the bound so far."""
+        self.starts = 0
+        """Workers started so far (the first one, and one after each kill)."""
+        self.pid: int | None = None
+        """The current worker's process id (None before the first answer and after close)."""
+        self._sock: socket.socket | None = None
+        self._pidfd = -1
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def _start(self) -> socket.socket:
+        job = (self.task, self.config, self.seconds, self.memory_mb)
+        try:
+            sock = _the_zygote().fork(job)
+        except OSError:  # the zygote died (killed from outside): start another
+            _stop_zygote()
+            sock = _the_zygote().fork(job)
+        ok, message = _recv(sock, time.monotonic() + START_TIMEOUT)
+        if not ok or message[0] != "ready":
+            sock.close()
+            raise RuntimeError(
+                "the Reasoning Gym scorer's worker process did not start; "
+                "check that `import reasoning_gym` works in a fresh interpreter"
+            )
+        self.pid = int(message[1])
+        # the worker waits for its first request, so it is alive: the pidfd is its own
+        self._pidfd = os.pidfd_open(self.pid)
+        self._sock = sock
+        self.starts += 1
+        self._finalizer = weakref.finalize(self, _close, sock, self._pidfd)
+        return sock
+
+    def score(self, seed: int, entry: Mapping[str, Any], answer: str) -> Verdict:
+        """Score ``answer`` for ``entry`` (the first of the dataset built with ``seed``)."""
+        try:
+            request = pickle.dumps((seed, entry, answer))
+        except Exception:  # an entry that does not pickle: the worker builds its own
+            request = pickle.dumps((seed, None, answer))
+        sock = self._sock if self._sock is not None else self._start()
+        try:
+            sock.sendall(_HEADER.pack(len(request)) + request)
+        except OSError:  # the worker died between answers (killed from outside)
+            self.close()
+            sock = self._start()
+            sock.sendall(_HEADER.pack(len(request)) + request)
+        ok, reply = _recv(sock, time.monotonic() + self.seconds)
+        if ok:
+            kind, value = reply
+            return (float(value), None) if kind == "score" else (None, str(value))
+        self.kills += 1
+        self.close()
+        return None, f"the scorer ran past its {self.seconds:g} s bound and was killed"
+
+    def close(self) -> None:
+        """Kill the worker (if any) and wait for it to exit; the next answer starts one."""
+        if self._finalizer is not None:
+            self._finalizer()  # closes the socket, kills, waits
+        self._finalizer = None
+        self._sock = None
+        self._pidfd = -1
+        self.pid = None
