@@ -27,13 +27,11 @@ bubblewrap; where bubblewrap cannot run, ``"auto"`` refuses with one line naming
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import selectors
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import threading
@@ -47,6 +45,17 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from turngym.envs.swe.cgroups import CgroupSet
+from turngym.envs.swe.host_view import (
+    SYSTEM_DIRS,
+    etc_args,
+    inside,
+    outermost,
+    python_paths,
+    secrets,
+    system_links,
+    unreadable,
+    unreadable_static,
+)
 from turngym.envs.swe.quota import DiskQuota
 from turngym.envs.swe.seccomp import fallocate_filter, filter_fd
 
@@ -59,24 +68,6 @@ WORKDIR = "/testbed"
 """Where the workspace is inside a bwrap or docker sandbox (SWE-bench images use it too)."""
 
 _GRACE_S = 1.0  # how long output is still read once the command has ended or been killed
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-# What of /etc programs in the sandbox need (users and groups, name lookup, the dynamic
-# linker, time zone, Debian's /usr/bin -> /etc/alternatives links, CA certificates,
-# Python's, git's and bash's settings): the rest (host keys, the package managers'
-# settings and tokens, services' configuration) is not shown. The sandbox keeps host
-# uid 0, which owns these files, so their modes alone would not keep it out.
-ETC_ALLOWED = (
-    "passwd", "group", "hosts", "host.conf", "hostname", "nsswitch.conf", "networks",
-    "protocols", "services", "rpc", "gai.conf", "ld.so.cache", "ld.so.conf",
-    "ld.so.conf.d", "localtime", "timezone", "alternatives", "os-release", "lsb-release",
-    "debian_version", "issue", "mime.types", "mailcap", "magic", "magic.mime",
-    "ssl/certs", "ssl/openssl.cnf", "ca-certificates", "pki/tls/certs", "gitconfig",
-    "inputrc", "bash.bashrc", "profile", "shells", "locale.alias", "locale.conf",
-    "locale.gen", "default/locale", "terminfo", "fonts", "xdg", "mtab", "python3",
-    "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13",
-    "python3.14",
-)  # fmt: skip
-"""The entries of /etc (relative paths) a bwrap sandbox shows, where the host has them."""
 _SHM_MB = 64  # the sandbox's /dev/shm (POSIX shared memory, multiprocessing's locks)
 _SHIM_DIR = "/run/turngym/bin"
 # The host-side prelude (cgroups, rlimits) runs in bash: dash's ulimit lacks -u.
@@ -378,7 +369,7 @@ def bwrap_available() -> tuple[bool, str]:
     exe = shutil.which("bwrap")
     if exe is None:
         return False, "bubblewrap is not installed (apt-get install bubblewrap)"
-    probe = [exe, "--ro-bind", "/usr", "/usr", *_system_links(), "--unshare-all"]
+    probe = [exe, "--ro-bind", "/usr", "/usr", *system_links(), "--unshare-all"]
     probe += ["--die-with-parent", "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10)
@@ -425,56 +416,6 @@ def docker_available(timeout: float = 1.0) -> tuple[bool, str]:
     return True, f"a Docker engine answers at {host or socket}"
 
 
-def _system_links() -> list[str]:
-    """Bwrap arguments recreating the merged-/usr links (/bin -> usr/bin...) of this host."""
-    args: list[str] = []
-    for path in _SYSTEM_DIRS[1:-1]:
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-    return args
-
-
-# --------------------------------------------------------------------------- python
-
-
-def _python_paths(python: Path) -> tuple[str, list[str]]:
-    """The bin directory of ``python`` and the directories it needs (prefixes, site-packages)."""
-    if Path(python) == Path(sys.executable):
-        import site
-
-        dirs = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
-        dirs += site.getsitepackages()
-    else:
-        code = (
-            "import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, "
-            "sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()]))"
-        )
-        try:
-            done = subprocess.run(
-                [str(python), "-c", code], capture_output=True, text=True, timeout=60, check=True
-            )
-            dirs = json.loads(done.stdout)
-        except (OSError, subprocess.SubprocessError, ValueError) as exc:
-            raise ValueError(
-                f"python={str(python)!r} could not be run to find its paths: {exc}"
-            ) from exc
-    # the interpreter file itself may be a link out of its venv (pyenv, /usr/bin...)
-    dirs += [str(Path(python).parent), os.path.realpath(python)]
-    if "/" in dirs:
-        raise ValueError(f"python={str(python)!r} has its prefix at /: it cannot be shown alone")
-    return str(Path(python).parent), dirs
-
-
-def _outermost(paths: Sequence[str], covered: Sequence[str]) -> list[str]:
-    """The existing paths not inside another one (nor inside ``covered``), deduplicated."""
-    kept: list[str] = []
-    for path in sorted({os.path.abspath(p) for p in paths if os.path.exists(p)}):
-        inside = [*covered, *kept]
-        if not any(path == c or path.startswith(c.rstrip("/") + "/") for c in inside):
-            kept.append(path)
-    return kept
-
-
 # --------------------------------------------------------------------------- bwrap
 
 
@@ -500,11 +441,11 @@ def bwrap_command(
     exe = shutil.which("bwrap")
     assert exe is not None
     args = [exe, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL"]
-    args += ["--ro-bind", "/usr", "/usr", *_system_links()]
-    etc_args, etc_shown = _etc_args()
-    args += etc_args
+    args += ["--ro-bind", "/usr", "/usr", *system_links()]
+    etc_part, etc_shown = etc_args()
+    args += etc_part
     system = ["/usr"]
-    for path in _SYSTEM_DIRS[1:-1]:  # a host without merged /usr has real directories
+    for path in SYSTEM_DIRS[1:-1]:  # a host without merged /usr has real directories
         if os.path.isdir(path) and not os.path.islink(path):
             args += ["--ro-bind", path, path]
             system.append(path)
@@ -519,7 +460,7 @@ def bwrap_command(
         if not Path(python).is_file():
             raise ValueError(f"python={str(python)!r} is not a file: give an interpreter path")
         python = Path(os.path.abspath(python))  # not resolved: a venv's link is the venv
-        bin_dir, ro = _python_paths(python)
+        bin_dir, ro = python_paths(python)
         path_dirs.append(bin_dir)
         for name in ("python", "python3"):  # shims only where the bin dir lacks the name
             if not Path(bin_dir, name).exists():
@@ -530,14 +471,14 @@ def bwrap_command(
         if not Path(extra).exists():
             raise ValueError(f"extra_ro path {str(extra)!r} does not exist")
         extras.append(str(Path(extra).resolve()))
-    shown = _outermost([*ro, *extras], covered=[*system, *etc_shown])
+    shown = outermost([*ro, *extras], covered=[*system, *etc_shown])
     for path in shown:
         args += ["--ro-bind", path, path]
-    hidden = [p for p in _secrets(ro) if _inside(p, [*shown, *system, *etc_shown])]
+    hidden = [p for p in secrets(ro) if inside(p, [*shown, *system, *etc_shown])]
     for path in hidden:
         args += ["--tmpfs", path]
     for path in extras:  # what was asked for is shown even inside a hidden folder
-        if _inside(path, hidden):
+        if inside(path, hidden):
             args += ["--ro-bind", path, path]
     for path in hidden:  # read-only once the folders shown in them are made
         args += ["--remount-ro", path]
@@ -545,9 +486,9 @@ def bwrap_command(
     # root may read (a key, a token) would be readable, so each is covered. What was
     # asked for by name (extra_ro: the caller's own folders) is shown as it is.
     static = [*system, *(p for p in shown if p not in extras)]
-    unreadable = [*_unreadable_static(tuple(static)), *_unreadable(etc_shown)]
-    for path in sorted(set(unreadable)):
-        if _inside(path, hidden) or any(_inside(extra, [path]) for extra in extras):
+    covered = [*unreadable_static(tuple(static)), *unreadable(etc_shown)]
+    for path in sorted(set(covered)):
+        if inside(path, hidden) or any(inside(extra, [path]) for extra in extras):
             continue
         if os.path.isdir(path) and not os.path.islink(path):
             args += ["--tmpfs", path, "--remount-ro", path]
@@ -570,72 +511,6 @@ def bwrap_command(
         "GIT_PAGER": "cat",
     }
     return args, env
-
-
-def _etc_args() -> tuple[list[str], list[str]]:
-    """Bwrap arguments showing the entries of `ETC_ALLOWED` this host has, and those bound.
-
-    A link is made again as a link (its target may be relative: ``../usr/lib/os-release``).
-    """
-    args = ["--dir", "/etc"]
-    bound = []
-    for name in ETC_ALLOWED:
-        path = f"/etc/{name}"
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.exists(path):
-            args += ["--ro-bind", path, path]
-            bound.append(path)
-    return args, bound
-
-
-def _unreadable(tops: Sequence[str]) -> list[str]:
-    """What under ``tops`` others may not read (a folder: read or enter): root's alone.
-
-    Links are not followed (a link's target is judged where it is shown).
-    """
-    found: list[str] = []
-    todo = list(tops)
-    while todo:
-        top = todo.pop()
-        try:
-            st = os.lstat(top)
-        except OSError:
-            continue
-        if stat.S_ISLNK(st.st_mode):
-            continue
-        folder = stat.S_ISDIR(st.st_mode)
-        if not st.st_mode & stat.S_IROTH or (folder and not st.st_mode & stat.S_IXOTH):
-            found.append(top)
-        elif folder:
-            with contextlib.suppress(OSError), os.scandir(top) as entries:
-                todo.extend(entry.path for entry in entries)
-    return found
-
-
-@lru_cache(maxsize=32)
-def _unreadable_static(tops: tuple[str, ...]) -> tuple[str, ...]:
-    """`_unreadable` of the system and the Python shown, read once a process (~1 s)."""
-    return tuple(_unreadable(tops))
-
-
-def _inside(path: str, folders: Sequence[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
-
-
-def _secrets(python_dirs: Sequence[str]) -> list[str]:
-    """Folders no sandbox may read although their parents are shown: turngym's packages.
-
-    This process's own, and any installed in the site-packages of the Python shown.
-    """
-    import turngym
-
-    found = {str(Path(turngym.__file__).resolve().parent)}
-    for folder in python_dirs:
-        package = Path(folder, "turngym")
-        if (package / "__init__.py").is_file():
-            found.add(str(package.resolve()))
-    return sorted(found)
 
 
 class BwrapSandbox:
