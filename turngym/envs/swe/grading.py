@@ -3,27 +3,34 @@
 ``grade`` copies the base checkout into a grading workspace and, through the sandbox
 (``run_tests`` does steps 1-3 and returns every test's outcome, for the task validator):
 
-1. applies the agent's patch and lists the files it changed (only git has run so far);
+1. applies the agent's patch and lists the files it changed, ignore files or not
+   (``git add --force``: a ``.gitignore`` of the patch's hides nothing; only git has run
+   so far);
 2. puts back, as they are at the base commit, the files that decide how tests run or
    what they check (`is_test_infrastructure`): ``conftest.py`` files, pytest/tox/setup.cfg/
-   pyproject settings, ``sitecustomize``/``.pth`` files, the task's test files and the
-   ``__init__.py`` of their packages, and any new top-level module that would shadow the
-   standard library or pytest under ``python -m pytest``; and, as SWE-bench checks out
+   pyproject settings, ``sitecustomize``/``usercustomize``/``.pth`` files, ``.gitignore``
+   and ``.gitattributes``, anything in a ``*.dist-info``/``*.egg-info`` folder (entry
+   points), the task's test files and the ``__init__.py`` of their packages, and any new
+   top-level module that would shadow the standard library or pytest; and, as SWE-bench checks out
    the test patch's files before applying it, every file the test patch touches and any
    path in its way (a file where it makes a folder, a folder where it makes a file).
    They are listed in ``reverted``. The agent's tests of its own stay in its patch but
    never in the graded files;
 3. applies the hidden ``test_patch`` (when it still does not apply, nothing runs and
-   ``problem`` says so) and runs the tests of ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` with
-   the task's ``test_cmd`` and turngym's pytest plugin
-   (``plugin/turngym_grade.py``), which sends each test's outcome, signed with a key
-   given on standard input, down a pipe of the grader's. Neither the log nor any file
-   in the workspace is read for outcomes, and a line without the key's signature is
-   dropped.
+   ``problem`` says so), takes out of the test files every constant an assertion
+   compares with (``judge.py``: they stay here) and runs the tests of ``FAIL_TO_PASS``
+   and ``PASS_TO_PASS`` with the task's pytest in turngym's sealed harness
+   (``plugin/turngym_grade.py``, run by its path with ``python -I``), which sends each
+   value the tests observed and each test's outcome, signed with a key given on
+   standard input, down a pipe of the grader's. Neither the log nor any file in the
+   workspace is read for outcomes, and a line without the key's signature is dropped.
 
-A test counts as passed only if it was seen to run and pass: skipped, deselected,
-``xfail``, errored, missing or ``tampered`` (pytest's machinery replaced by the code
-under test) tests count as failed. The task is ``resolved`` when the patch applies and
+The trust boundary is this process: a test passes only if the values its assertions
+observed equal the constants kept here (and every check of its straight-line code ran),
+which no code inside the tested interpreter can arrange except by computing them; the
+harness's outcome (seen to run and pass: skipped, deselected, ``xfail``, errored,
+missing or ``tampered`` tests count as failed) and its seal are the layers under that,
+for what a test checks without a constant. The task is ``resolved`` when the patch applies and
 every FAIL_TO_PASS and PASS_TO_PASS test passed. ``reward_parts`` splits the outcome:
 ``f2p`` and ``p2p`` (fractions passing), ``applies`` and ``submitted``; ``reverted``
 lists the infrastructure files put back.
