@@ -55,8 +55,8 @@ OVERSIZED: tuple[str, ...] = (
 )
 """The literals every env gets; each must be an invalid action or a normal step."""
 
-# Free-form envs take their numbers inside their own syntax; these put a huge one ({n})
-# there, once past int()'s limit and once past a float's range (1e308) but not int()'s.
+# Free-form envs take their numbers inside their own syntax; these put an odd one ({n})
+# there: past int()'s limit, past a float's range (1e308) but not int()'s, and "²".
 OWN_SYNTAX: dict[str, tuple[str, ...]] = {
     "ToolUse-v0": (
         "get_order(order_id={n})",
@@ -87,7 +87,8 @@ OWN_SYNTAX: dict[str, tuple[str, ...]] = {
 
 
 def _own_syntax(name: str) -> list[str]:
-    return [t.format(n=n) for t in OWN_SYNTAX.get(name, ()) for n in (HUGE, PAST_FLOAT)]
+    numbers = (HUGE, PAST_FLOAT, "\u00b2")
+    return [t.format(n=n) for t in OWN_SYNTAX.get(name, ()) for n in numbers]
 
 
 _NUMBER = re.compile(r"\d+")
@@ -219,3 +220,42 @@ def test_answer_checks_read_huge_numbers_without_raising() -> None:
     corpus = load_corpus()
     for ref in (f"d{HUGE}", HUGE, "d\u00b2", "\u00b2", "\u0663" * 5000):
         assert corpus.lookup(ref) is None
+
+
+def test_scorer_guard_and_price_reader_bound_their_numbers() -> None:
+    from turngym.envs.adapters.answer_guard import admissible
+    from turngym.envs.text.car_dealer import parse_price
+
+    # sympy kept 1e-999999 exact and took 19 s to score it (no exception: a stall)
+    assert not admissible("polynomial_multiplication", "-1e-999999")
+    assert admissible("polynomial_multiplication", "1e-300*x**2")
+    for text in (f"${PAST_FLOAT}", f"${PAST_FLOAT}k", "$1" + ",999" * 200, f"${HUGE}"):
+        assert parse_price(text) is None
+
+
+def test_memory_tool_ids_past_ints_limit_are_call_errors() -> None:
+    from turngym.wrappers.memory import parse_tool_call
+
+    for text in (f"memory_update: {HUGE}: new text", f"memory_delete: #{HUGE}"):
+        call = parse_tool_call(text)
+        assert call is not None and call.error, call
+    for text in OVERSIZED:
+        parse_tool_call(text)  # an env action (None) or a call; never an exception
+
+
+def test_site_forms_read_oversized_numbers() -> None:
+    # Reached by goto(...) or fill(...); a raise there is a 500 page for the agent.
+    from werkzeug.test import EnvironBuilder
+    from werkzeug.wrappers import Request
+
+    from turngym.envs.gui.apps.settings_file import font_size_error
+    from turngym.envs.web.sites.admin import app as admin
+    from turngym.envs.web.sites.forum import app as forum
+
+    for page in (HUGE, PAST_FLOAT, "\u00b2", "\u0663" * 5000):
+        request = Request(EnvironBuilder(query_string={"page": page}).get_environ())
+        assert admin._page_number(request) == forum._page_number(request) == 1
+    for amount in (HUGE, PAST_FLOAT, PAST_FLOAT + ".50", "\u00b2"):
+        assert admin._cents(amount) is None
+    for size in (HUGE, "\u00b2", "1" * 400):
+        assert font_size_error(size) is not None
