@@ -11,7 +11,9 @@ their numbers blown up. The ids that need Chromium, Xvfb or bubblewrap (web, Min
 the desktop tasks, SWE) are covered through the parser their env calls first
 (``web.actions.parse_action``, ``gui.actions.parse_action``, ``parse_call`` over the SWE
 tools), and the number readers whose path depends on the episode's data (TryAgainQA's
-answer check, SearchQA's document ids) are given the literals directly.
+answer check, SearchQA's document ids, CarDealer's prices, the Reasoning Gym scorer's
+guard), MemoryTools' ids, and the web sites' and settings app's form fields are given
+the literals directly.
 """
 
 from __future__ import annotations
