@@ -49,6 +49,15 @@ class Raises(Count):
         return super()._parse(action)
 
 
+class ConvertsAnyNumber(Count):
+    """Reads a number with a bare int(): 5,000 digits or a superscript raise."""
+
+    def _parse(self, action: str) -> int | Invalid:
+        if action.strip().isdigit() and int(action) in (1, 2):
+            return int(action)
+        return super()._parse(action)
+
+
 class CaseStrict(Count):
     """Rejects 'ONE'-style variants: the contract says case must not matter."""
 
@@ -97,6 +106,12 @@ def test_global_rng_fails_determinism():
 def test_exception_on_weird_input_fails_fuzzing():
     verdicts = _verdicts(Raises)
     assert not verdicts["fuzzed actions"]
+
+
+def test_unbounded_number_parsing_fails_fuzzing() -> None:
+    report = check_text_env(ConvertsAnyNumber, n_fuzz=50, reset_episodes=2, raise_on_failure=False)
+    fuzz = next(r for r in report.results if r.name == "fuzzed actions")
+    assert not fuzz.passed and "raised ValueError" in fuzz.detail, fuzz.detail
 
 
 def test_case_sensitive_env_fails_fuzzing():

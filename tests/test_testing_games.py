@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from turngym.core import Invalid
 from turngym.envs.games.tictactoe import CELLS, TicTacToe
 from turngym.testing import ConformanceError, check_game
 
@@ -39,6 +40,16 @@ class CrashesOnUnicode(TicTacToe):
         return super()._parse(action)
 
 
+class ConvertsAnyNumber(TicTacToe):
+    """Reads a cell number with a bare int(): 5,000 digits or a superscript raise."""
+
+    def _parse(self, action: str) -> int | Invalid:
+        if action.strip().isdigit():
+            k = int(action) - 1
+            return k if 0 <= k < 9 else Invalid(f"no cell {k + 1}")
+        return super()._parse(action)
+
+
 class NeverEnds(TicTacToe):
     def _apply(self, k):
         self.current = 1 - self.current  # never marks a cell
@@ -71,6 +82,7 @@ def test_a_good_game_passes():
         (NeverEnds, "random-game properties", "no end after"),
         (UnknownLegalAction, "fuzzed actions", "not in action_names"),
         (AcceptsGarbage, "fuzzed actions", "garbage was accepted"),
+        (ConvertsAnyNumber, "fuzzed actions", "raised ValueError"),
     ],
 )
 def test_broken_games_fail_the_right_check(game, check, words):

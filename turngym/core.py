@@ -5,7 +5,8 @@ seeding through ``self.np_random``, the invalid-action path (message, penalty,
 truncation after ``max_invalid_actions`` in a row), and the standard info keys
 (``turn``, ``invalid_action``, ``success``, ``legal_actions``, ``state_key``,
 ``instruction``). A subclass writes only the game: ``_reset``, ``_parse``,
-``_apply``, ``_legal_actions`` and ``_render``.
+``_apply``, ``_legal_actions`` and ``_render``. The small action helpers every
+parser shares live here too (``normalize_action``, ``read_int``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ from gymnasium.error import ResetNeeded
 
 from turngym.spaces import Unicode
 
-__all__ = ["Invalid", "Outcome", "TextEnv", "match_action", "normalize_action", "preview"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "Invalid",
+    "Outcome",
+    "TextEnv",
+    "match_action",
+    "normalize_action",
+    "preview",
+    "read_int",
+]
 
 A = TypeVar("A")
 
@@ -43,6 +53,28 @@ def match_action(text: str, choices: Mapping[str, A]) -> A | None:
     3
     """
     return choices.get(normalize_action(text))
+
+
+MAX_INT_DIGITS = 18
+"""Digits ``read_int`` reads by default: any count, id or coordinate an action names."""
+
+
+def read_int(text: str, max_digits: int = MAX_INT_DIGITS) -> int | None:
+    """``text`` (a sign, then decimal digits) as an int; None if it is not one or too long.
+
+    Parsers call it on the digits their pattern matched instead of ``int()``, which
+    raises on over 4,300 digits and on ``"²"`` (``isdigit()`` but not a decimal digit):
+    an action never raises (ARCHITECTURE.md section 3), so a number too long to be any
+    column, count or id is simply no number.
+
+    >>> read_int("42"), read_int(" -7 "), read_int("9" * 5000), read_int("\u00b2"), read_int("4a")
+    (42, -7, None, None, None)
+    """
+    body = text.strip()
+    digits = body[1:] if body[:1] in ("-", "+") else body
+    if not digits.isdecimal() or len(digits) > max_digits:
+        return None
+    return int(body)
 
 
 def preview(value: Any, limit: int = 60) -> str:

@@ -2,9 +2,9 @@
 
 The checks (ARCHITECTURE.md section 9): PettingZoo's ``api_test`` and ``seed_test``;
 reset-safety (a reused game replays a fresh one byte for byte); fuzzed actions
-(random unicode, empty, huge, near-legal, legal, non-strings) with no exception and
-``invalid_action`` set correctly; ``legal_actions`` that agree with the
-``action_mask``; property tests over many random games (hypothesis drives the
+(random unicode, empty, huge, near-legal, legal, non-strings, oversized literals)
+with no exception and ``invalid_action`` set correctly; ``legal_actions`` that agree
+with the ``action_mask``; property tests over many random games (hypothesis drives the
 choices when installed; free-form games play their ``sample_action``): zero-sum
 rewards at every step for zero-sum games, finite rewards, every game ending, and
 the game's own invariants (``check_invariants``, e.g. chips conserved in poker);
@@ -31,6 +31,7 @@ from turngym.testing.text import (
     _fuzz_actions,
     _mixed_policy,
     _near_legal,
+    _oversized,
     _run,
     _StepProblem,
 )
@@ -173,7 +174,8 @@ def _check_fuzz(make: Callable[..., Any], seed: int, n_fuzz: int) -> str:
     counts: dict[str, int] = {}
     game.reset(seed=seed)
     games = 0
-    for i in range(n_fuzz):
+    oversized = _oversized(_check_legal(game, game.agent_selection, "reset"))
+    for i in range(len(oversized) + n_fuzz):
         if not game.agents:
             games += 1
             game.reset(seed=seed + games)
@@ -182,7 +184,10 @@ def _check_fuzz(make: Callable[..., Any], seed: int, n_fuzz: int) -> str:
             game.step(None)
             continue
         legal = _check_legal(game, agent, f"fuzz step {i}")
-        kind, action = next(_fuzz_actions(rng, legal))
+        if i < len(oversized):
+            kind, action = "oversized", oversized[i]
+        else:
+            kind, action = next(_fuzz_actions(rng, legal))
         must_accept = kind == "legal"
         if kind == "near":
             action, must_accept = _near_legal(rng, action)
@@ -203,13 +208,14 @@ def _check_fuzz(make: Callable[..., Any], seed: int, n_fuzz: int) -> str:
             raise _StepProblem(f"{where}: a legal action was marked invalid ({reason})")
         if kind == "nonstr" and not invalid:
             raise _StepProblem(f"{where}: a non-string action was accepted")
-        if game.action_names and kind in ("random", "empty", "huge") and not invalid:
+        garbage = kind in ("random", "empty", "huge", "oversized")
+        if game.action_names and garbage and not invalid:
             normal = {normalize_action(a) for a in legal}
             if normalize_action(str(action)) not in normal:
                 raise _StepProblem(f"{where}: garbage was accepted by a finite-action game")
     game.close()
     summary = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
-    return f"{n_fuzz} actions ({summary}), 0 exceptions"
+    return f"{sum(counts.values())} actions ({summary}), 0 exceptions"
 
 
 def _check_properties(make: Callable[..., Any], seed: int, n_games: int) -> str:
@@ -366,7 +372,7 @@ def check_game(
     Args:
         game_or_id: a registered game id (built with ``turngym.make_game``) or a
             factory of fresh games (e.g. the class).
-        n_fuzz: fuzzed actions to send.
+        n_fuzz: random fuzzed actions to send after a dozen oversized literals.
         seed: base seed for every check.
         n_games: random games for the property checks (hypothesis draws their seeds
             and choices when installed).

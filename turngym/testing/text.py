@@ -9,7 +9,8 @@ Run them on your own envs as on ours::
 
 The checks (ARCHITECTURE.md section 9): Gymnasium's ``check_env``; seed
 determinism; reset-safety (a reused env equals a fresh one over many episodes);
-fuzzed actions (random unicode, empty, huge, near-legal, legal, non-strings) with
+fuzzed actions (random unicode, empty, huge, near-legal, legal, non-strings, and
+oversized literals such as 5,000-digit numbers, ``1e999999`` and deep brackets) with
 no exception and ``invalid_action`` set correctly; well-formed ``legal_actions``;
 ``render_mode="ansi"`` text; and the registered expert reaching success.
 """
@@ -17,6 +18,7 @@ no exception and ``invalid_action`` set correctly; well-formed ``legal_actions``
 from __future__ import annotations
 
 import math
+import re
 import time
 import traceback
 import warnings
@@ -142,6 +144,29 @@ def _near_legal(rng: np.random.Generator, action: str) -> tuple[str, bool]:
     if kind == 6:
         return f"{action}!?", False
     return action[::-1], False
+
+
+_BIG = "9" * 5000  # past int()'s 4,300 digits
+_OVERSIZED = (
+    _BIG,
+    "-" + _BIG,
+    _BIG + ".5",
+    "1e999999",
+    "-1e-999999",
+    "$" + "9" * 400 + ".5",  # past a float's range: round(float(...)) raises
+    "[" * 5000,
+    f"click({_BIG})",
+    "a" + _BIG,
+    "\u00b2",  # isdigit() but not int()
+    "\u0663" * 500,  # Arabic-Indic digits, which int() reads
+)
+_DIGITS = re.compile(r"\d+")
+
+
+def _oversized(legal: list[str] | None) -> list[str]:
+    """Literals no parser may convert unbounded, and legal actions with huge numbers."""
+    numbered = [a for a in legal or [] if _DIGITS.search(a)][:2]
+    return [*_OVERSIZED, *(_DIGITS.sub(_BIG, a) for a in numbered)]
 
 
 def _fuzz_actions(rng: np.random.Generator, legal: list[str] | None) -> Iterator[tuple[str, Any]]:
@@ -339,12 +364,16 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
         _, info = env.reset(seed=seed)
         _validate_info(env, info, where="reset", done=False)
         finite = info.get("legal_actions") is not None
+        oversized = _oversized(info.get("legal_actions"))
         episode = 0
-        for i in range(n_fuzz):
+        for i in range(len(oversized) + n_fuzz):
             legal = info.get("legal_actions")
             if finite and legal is None:
                 raise _StepProblem(f"fuzz step {i}: legal_actions vanished from info")
-            kind, action = next(_fuzz_actions(rng, legal))
+            if i < len(oversized):
+                kind, action = "oversized", oversized[i]
+            else:
+                kind, action = next(_fuzz_actions(rng, legal))
             must_accept = kind == "legal"
             if kind == "near":
                 action, must_accept = _near_legal(rng, action)
@@ -366,7 +395,8 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
             # A wrapper turn (a summary, a memory call) takes free text the env never
             # sees, so only the env's own turns must turn garbage down.
             wrapper_turn = bool(info.get("wrapper_turn"))
-            if finite and kind in ("random", "empty", "huge") and not invalid and not wrapper_turn:
+            garbage = kind in ("random", "empty", "huge", "oversized")
+            if finite and garbage and not invalid and not wrapper_turn:
                 normal = {normalize_action(a) for a in legal or []}
                 if not isinstance(action, str) or normalize_action(action) not in normal:
                     raise _StepProblem(f"{where}: garbage was accepted by a finite-action env")
@@ -382,7 +412,7 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
         if finite
         else "free-form actions (no legal_actions)"
     )
-    return f"{n_fuzz} actions ({summary}), 0 exceptions"
+    return f"{sum(counts.values())} actions ({summary}), 0 exceptions"
 
 
 def _check_expert(
@@ -505,7 +535,8 @@ def check_text_env(
     Args:
         env_or_id: a registered id, an env made by ``gym.make`` (fresh copies come from
             its spec), or a zero-argument factory (e.g. the env class).
-        n_fuzz: fuzzed actions to send (at least 1,000 in turngym's own tests).
+        n_fuzz: random fuzzed actions to send after a dozen oversized literals (at
+            least 1,000 in turngym's own tests).
         seed: base seed for every check.
         reset_episodes: episodes compared between a reused and a fresh env.
         expert_episodes: episodes the expert plays; it must succeed at least once.

@@ -45,6 +45,7 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from turngym.core import read_int
 from turngym.spaces import Unicode
 from turngym.wrappers.game_turns import wrapper_turn
 from turngym.wrappers.memory_store import (
@@ -156,7 +157,9 @@ def _call(tool: str, rest: str, k: int | None = None) -> ToolCall:
         match = _ID_TEXT.match(rest)
         if match is None:
             return ToolCall(tool, error=f"{tool} needs an entry id first, e.g. '{tool}: 3'")
-        entry_id, text = int(match.group(1)), match.group(2).strip().strip("\"'")
+        entry_id, text = read_int(match.group(1)), match.group(2).strip().strip("\"'")
+        if entry_id is None:  # past int()'s 4,300 digits: no entry has that id
+            return ToolCall(tool, error=f"no memory [{match.group(1)[:12]}...]")
         if tool == "memory_update" and not text:
             return ToolCall(tool, error="memory_update needs an id and the new text")
         return ToolCall(tool, text=text, entry_id=entry_id)

@@ -13,7 +13,7 @@ tree alone (nothing is evaluated) whether it is safe to hand over:
   strings or numbers, a bare word): no call, attribute or subscript;
 - ``parse_expr`` scorers get arithmetic only: numbers, names, ``+ - * / **`` (and ``^``),
   calls of a few maths functions, and powers of pure numbers bounded so that no number
-  grows past a few thousand digits.
+  grows past a few thousand digits (nor is written with an exponent of thousands).
 
 The guard stops code from running; it does not bound work (``simplify`` of nested
 ``exp(exp(...))`` is arithmetic too): that is `turngym.envs.adapters.bounded_score`'s
@@ -49,6 +49,7 @@ _FUNCTIONS = frozenset(
 _MAX_EXPRESSION = 2000  # characters a parse_expr answer may have
 _MAX_INT = 10**12  # the largest integer literal in a parse_expr answer
 _MAX_POWER = 64  # the largest exponent of a power of a pure number
+_MAX_EXPONENT = 400  # the largest exponent of a float literal (1e400 is already inf)
 _INERT = (
     ast.Expression, ast.Constant, ast.Name, ast.Load, ast.List, ast.Tuple,
     ast.UnaryOp, ast.UAdd, ast.USub, ast.BinOp, ast.Add, ast.Sub,
@@ -86,11 +87,28 @@ def _literal_or_not_python(answer: str) -> bool:
 def _arithmetic(answer: str) -> bool:
     if len(answer) > _MAX_EXPRESSION:
         return False
+    source = answer.strip().replace("\n", " ")
     try:
-        tree = ast.parse(answer.strip().replace("\n", " "), mode="eval")
-        return _bounded(tree.body) is not None
+        tree = ast.parse(source, mode="eval")
+        return _bounded(tree.body) is not None and _exponents_bounded(tree, source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
+
+
+def _exponents_bounded(tree: ast.AST, source: str) -> bool:
+    """No float literal is written with an exponent beyond ``_MAX_EXPONENT``.
+
+    ``1e-999999`` reads as 0.0 here, but sympy keeps its exact value and takes seconds
+    per million of the exponent to score it.
+    """
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, float):
+            written = (ast.get_source_segment(source, node) or "").lower().replace("_", "")
+            _, _, exponent = written.partition("e")
+            digits = exponent.lstrip("+-").lstrip("0")  # int() of it stays short
+            if len(digits) > len(str(_MAX_EXPONENT)) or int(digits or 0) > _MAX_EXPONENT:
+                return False
+    return True
 
 
 def _bounded(node: ast.AST) -> float | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from turngym.core import Invalid, normalize_action
+from turngym.core import Invalid, normalize_action, read_int
 from turngym.envs.games.base import TextGame
 
 __all__ = ["COLS", "COLUMNS", "ROWS", "ConnectFour", "four_in_a_row"]
@@ -157,9 +157,9 @@ class ConnectFour(TextGame[int]):
                 return Invalid(
                     f"no column {action.strip()[:20]!r}; answer with a column number 1-7"
                 )
-            number = int(match.group(1))
-            if not 1 <= number <= COLS:
-                return Invalid(f"there is no column {number}; the columns are 1-7")
+            number = read_int(match.group(1))
+            if number is None or not 1 <= number <= COLS:
+                return Invalid(f"there is no column {match.group(1)[:12]}; the columns are 1-7")
             c = number - 1
         if self._full >> c & 1:
             return Invalid(f"column {c + 1} is full; legal: {', '.join(self._legal())}")

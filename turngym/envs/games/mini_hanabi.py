@@ -17,7 +17,7 @@ import functools
 import re
 from typing import Any, ClassVar, NamedTuple
 
-from turngym.core import Invalid, normalize_action
+from turngym.core import Invalid, normalize_action, read_int
 from turngym.envs.games.base import TextGame
 
 __all__ = ["COLOURS", "MAX_RANK", "RANK_COPIES", "HintRecord", "MiniHanabi", "Move", "card_name"]
@@ -315,13 +315,13 @@ class MiniHanabi(TextGame[Move]):
         verb = _VERBS.get(tokens[0])
         rest = tokens[1:]
         if verb in ("play", "discard"):
-            if len(rest) == 1 and rest[0].isdigit():
-                name = f"{verb} {int(rest[0])}"
+            if len(rest) == 1 and rest[0].isdecimal():
+                name = f"{verb} {read_int(rest[0])}"
                 if name in self._moves:
                     return name
                 return Invalid(
-                    f"{verb} {rest[0]} names no slot; your hand has slots 1-{self.hand_size} "
-                    f"at most"
+                    f"{verb} {rest[0][:12]} names no slot; your hand has slots "
+                    f"1-{self.hand_size} at most"
                 )
             return Invalid(f"write {verb} N with a slot number, e.g. {verb} 1")
         if verb != "hint":
@@ -336,8 +336,10 @@ class MiniHanabi(TextGame[Move]):
             if player:
                 target = int(player.group(1))
                 continue
-            if token == "player" and k < len(rest) and rest[k].isdigit():
-                target = int(rest[k])
+            if token == "player" and k < len(rest) and rest[k].isdecimal():
+                target = read_int(rest[k])
+                if target is None:
+                    return Invalid(f"there is no player_{rest[k][:12]}")
                 k += 1
                 continue
             colour = self._colour_word(token)

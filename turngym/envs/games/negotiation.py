@@ -112,7 +112,7 @@ def _parse_side(text: str, which: str) -> Counts | str:
         for token in _TOKENS.findall(item):
             if token in _FILLER:
                 continue
-            if token.isdigit():
+            if token.isdecimal():  # not isdigit(): int("²") raises
                 number: int | None = int(token) if len(token) <= 6 else _MAX_UNITS + 1
             else:
                 number = _NUMBER_WORDS.get(token)

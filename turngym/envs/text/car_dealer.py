@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from turngym.core import Invalid, Outcome, TextEnv
+from turngym.core import Invalid, Outcome, TextEnv, read_int
 from turngym.envs.text.car_dealer_data import COUNT_NOUNS, FEATURES, MODELS, TYPE_FEATURES
 
 __all__ = ["Buyer", "Car", "CarDealerEnv", "parse_price"]
@@ -34,6 +34,7 @@ _COLD_SHARE = 0.9
 """Share of her top price she pays with no interest; full interest pays 100%."""
 
 _PRICE = re.compile(r"\$\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(k\b)?", re.IGNORECASE)
+_MAX_PRICE_DIGITS = 12
 _DEAL = re.compile(r"^\s*deal at \$\s*(\d{1,3}(?:,\d{3})+|\d+)", re.IGNORECASE)
 _AGREE = re.compile(r"\b(deal|accept|accepted|agreed|agree|sold|you got it)\b", re.IGNORECASE)
 _REFUSE = re.compile(r"\b(no|not|don't|won't|can't|cannot)\b", re.IGNORECASE)
@@ -46,17 +47,21 @@ _BUDGET = re.compile(r"\b(budget|spend|afford|price range)\b", re.IGNORECASE)
 def parse_price(text: str) -> tuple[int, int] | None:
     """The last dollar amount in ``text`` and where it is; ``$27.5k`` style too.
 
+    An amount of over 12 digits is no price (as a float it would overflow ``round``).
+
     >>> parse_price("I can do $27,500 on the Civic")
     (27500, 9)
     >>> parse_price("how about $31k?")
     (31000, 10)
-    >>> parse_price("no price here") is None
-    True
+    >>> parse_price("no price here") is None, parse_price("$" + "9" * 400) is None
+    (True, True)
     """
     found = list(_PRICE.finditer(text))
     if not found:
         return None
     m = found[-1]
+    if len(m.group(1).replace(",", "")) > _MAX_PRICE_DIGITS:
+        return None
     if m.group(2):
         number = re.search(r"\$\s*([\d.,]+)", m.group(0))
         value = float(number.group(1).replace(",", "")) * 1000 if number else 0.0
@@ -380,8 +385,8 @@ class CarDealerEnv(TextEnv[str]):
         if deal:
             in_reply = self.cars_named(reply)
             model = in_reply[-1][1] if in_reply else self.current
-            if model is not None:
-                price = int(deal.group(1).replace(",", ""))
+            price = read_int(deal.group(1).replace(",", ""), _MAX_PRICE_DIGITS)
+            if model is not None and price is not None:
                 reward = price / self.cars[model].list_price
                 info = {
                     "sale": {

@@ -23,6 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from turngym.core import read_int
 from turngym.envs.text.bm25 import BM25Index
 
 __all__ = [
@@ -158,8 +159,9 @@ class Corpus:
         """The document named by an id (``d0042``, ``D42``, ``42``) or a title; else None."""
         key = ref.strip().lower()
         digits = key[1:] if key.startswith("d") else key
-        if digits.isdigit():
-            doc = self.by_id.get(f"d{int(digits):04d}")
+        number = read_int(digits) if digits.isdecimal() else None
+        if number is not None:
+            doc = self.by_id.get(f"d{number:04d}")
             if doc is not None:
                 return doc
         return self.by_title.get(normalize_answer(ref))

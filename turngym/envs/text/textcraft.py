@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from turngym.core import Invalid, Outcome, TextEnv, normalize_action
+from turngym.core import Invalid, Outcome, TextEnv, normalize_action, read_int
 from turngym.envs.text.textcraft_data import BASE_ITEMS, RECIPES, depth, subtree
 
 __all__ = ["Command", "TextCraftEnv", "recipe_text"]
@@ -73,9 +73,9 @@ class Command:
 def _count(raw: str | None, default: int) -> int | Invalid:
     if raw is None:
         return default
-    n = int(raw)
-    if not 1 <= n <= MAX_COUNT:
-        return Invalid(f"counts must be between 1 and {MAX_COUNT}, got {n}")
+    n = read_int(raw)
+    if n is None or not 1 <= n <= MAX_COUNT:
+        return Invalid(f"counts must be between 1 and {MAX_COUNT}, got {raw[:12]}")
     return n
 
 

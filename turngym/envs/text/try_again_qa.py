@@ -48,6 +48,7 @@ _TENS = {
 _SCALES = {"hundred": 100, "thousand": 1000}
 _DIGITS = re.compile(r"(?<![\w.,])(-?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
 _WORD = re.compile(r"[a-z]+")
+_MAX_DIGITS = 100
 
 
 def _word_numbers(text: str) -> list[tuple[int, Fraction]]:
@@ -108,15 +109,19 @@ def _word_numbers(text: str) -> list[tuple[int, Fraction]]:
 def last_number(text: str) -> Fraction | None:
     """The last number in ``text``, in digits or in words; None if there is none.
 
+    A last number of over 100 digits reads as None too: it answers no question.
+
     >>> last_number("3 boxes of 12 is 36, minus 7 leaves 29 apples.")
     Fraction(29, 1)
     >>> last_number("The answer is twenty-nine"), last_number("1,250"), last_number("no idea")
     (Fraction(29, 1), Fraction(1250, 1), None)
     """
-    found = [
-        (m.start(), Fraction(m.group(1) + m.group(2).replace(",", "") + (m.group(3) or "")))
-        for m in _DIGITS.finditer(text)
-    ]
+    found: list[tuple[int, Fraction | None]] = []
+    for m in _DIGITS.finditer(text):
+        written = m.group(2).replace(",", "") + (m.group(3) or "")
+        # Fraction() raises past 4,300 digits; a number that long answers no question.
+        value = Fraction(m.group(1) + written) if len(written) <= _MAX_DIGITS else None
+        found.append((m.start(), value))
     found += _word_numbers(text)
     return max(found, key=lambda pair: pair[0])[1] if found else None
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turngym.calls import Kind, Param, parse_call
-from turngym.core import Invalid
+from turngym.core import Invalid, read_int
 
 __all__ = [
     "ACTIONS",
@@ -42,8 +42,9 @@ __all__ = [
 def _element_id(value: object) -> int | None:
     if isinstance(value, list) and len(value) == 1:  # click([12]): the id as shown
         value = value[0]
-    if isinstance(value, str) and value.strip().strip("[]").isdigit():
-        return int(value.strip().strip("[]"))
+    if isinstance(value, str):  # click("12"), click("[12]")
+        digits = value.strip().strip("[]")
+        return read_int(digits) if digits.isdecimal() else None
     ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     return value if ok else None  # type: ignore[return-value]
 

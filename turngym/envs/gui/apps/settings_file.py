@@ -148,5 +148,5 @@ def font_size_error(text: str) -> str | None:
     'must be a whole number from 8 to 32'
     """
     text = text.strip()
-    ok = text.isascii() and text.isdigit() and int(text) in FONT_SIZES
+    ok = text.isascii() and text.isdigit() and len(text) <= 3 and int(text) in FONT_SIZES
     return None if ok else f"must be a whole number from {FONT_SIZES[0]} to {FONT_SIZES[-1]}"

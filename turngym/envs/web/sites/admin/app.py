@@ -56,7 +56,8 @@ def _not_found(message: str) -> str:
 
 def _page_number(request: Request) -> int:
     value = request.args.get("page", "1")
-    return max(int(value), 1) if value.isdigit() else 1
+    # isdecimal, not isdigit: int("²") raises; a page past 999,999 is past the last
+    return max(int(value), 1) if value.isdecimal() and len(value) <= 6 else 1
 
 
 def _like(q: str) -> str:
@@ -388,7 +389,7 @@ _PRODUCT = (("name", "Product name"), ("price", "Price"), ("stock", "Quantity in
 
 def _cents(text: str) -> int | None:
     text = text.replace("$", "").replace(",", "").strip()
-    if not re.fullmatch(r"\d+(\.\d{1,2})?", text):
+    if not re.fullmatch(r"\d{1,9}(\.\d{1,2})?", text):  # float() of 400 digits is inf
         return None
     return round(float(text) * 100)
 
@@ -401,7 +402,7 @@ def product_edit(request: Request, conn: sqlite3.Connection, pid: int) -> Respon
     def check(values: dict[str, str]) -> str:
         if _cents(values["price"]) is None:
             return "Price must be an amount like 19.99."
-        if not values["stock"].isdigit():
+        if not (values["stock"].isdecimal() and len(values["stock"]) <= 9):
             return "Quantity in stock must be a whole number."
         taken = conn.execute(
             "SELECT 1 FROM products WHERE name = ? AND id != ?", (values["name"], pid)

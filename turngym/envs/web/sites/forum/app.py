@@ -61,7 +61,8 @@ def _not_found(message: str) -> str:
 
 def _page_number(request: Request) -> int:
     value = request.args.get("page", "1")
-    return max(int(value), 1) if value.isdigit() else 1
+    # isdecimal, not isdigit: int("²") raises; a page past 999,999 is past the last
+    return max(int(value), 1) if value.isdecimal() and len(value) <= 6 else 1
 
 
 def _now() -> str:

@@ -160,7 +160,7 @@ class ShopApp:
     def _search(self, request: Request, conn: sqlite3.Connection) -> Response:
         query = request.args.get("q", "").strip()
         page = request.args.get("page", "1")
-        page_no = int(page) if page.isdigit() else 1
+        page_no = int(page) if page.isdecimal() and len(page) <= 6 else 1
         if not query:
             return redirect("/", code=303)
         index = shop_index(conn)
