@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from tests import system_deps
-from tests.envs.swe.toy_task import toy_task
+from tests.envs.swe.toy_task import BASE, _diff, toy_task, write
 from turngym.envs.swe.env import SWEEnv
 from turngym.envs.swe.tasks import bundled_tasks, find_task, load_jsonl
 from turngym.envs.swe.validate import main, validate_task, validate_tasks, write_task_toml
@@ -161,3 +161,21 @@ def test_bad_command_lines_are_clear_errors(capsys):
     with pytest.raises(SystemExit):
         main(["--task", "no-such-task"])
     assert "no task named 'no-such-task'" in capsys.readouterr().err
+
+
+def test_a_task_whose_hidden_test_compares_no_constant_is_rejected(tmp_path):
+    # total([1, 2, 3]) == total([3, 2, 1]) fails with the bug (3 != 5) and passes with
+    # the fix, but an object equal to everything passes it too, and no constant of it
+    # can be kept outside the sandbox.
+    task = toy_task(tmp_path / "toy")
+    gamed = BASE["tests/test_ops.py"] + (
+        "\n\ndef test_total_counts_every_value():\n"
+        "    assert total([1, 2, 3]) == total([3, 2, 1])\n"
+    )
+    test_patch = _diff(write(tmp_path / "scratch", BASE), {"tests/test_ops.py": gamed})
+    result = validate_task(dataclasses.replace(task, test_patch=test_patch), sandbox="bwrap")
+    assert result.fail_to_pass == ("tests/test_ops.py::test_total_counts_every_value",)
+    assert not result.ok
+    [unjudged, stand_in] = result.problems
+    assert "compare no value with a constant" in unjudged
+    assert "pass against a stand-in" in stand_in

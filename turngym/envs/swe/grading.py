@@ -191,6 +191,9 @@ class Trial:
         reverted: the files of the patch put back as they are at the base commit.
         log: the tail of the output (or why nothing ran), for people to read.
         problem: why no test ran, in one line ("" when they ran).
+        unjudged: the tests seen that the grader cannot judge itself: no assertion of
+            theirs compares with a constant (`turngym.envs.swe.judge`), so their outcome
+            rests on the harness inside the tested interpreter alone.
 
     """
 
@@ -199,6 +202,7 @@ class Trial:
     reverted: tuple[str, ...] = ()
     log: str = ""
     problem: str = ""
+    unjudged: tuple[str, ...] = ()
 
 
 def is_test_infrastructure(
@@ -400,7 +404,8 @@ def run_tests(
             return trial(True, f"a test file could not be read: {refused}", "", reverted)
     run = task.test_files if paths is None else paths
     tests, log = _run_tests(task, sandbox, timeout, run, expectations, standin)
-    return Trial(True, tests, tuple(reverted), log[-20_000:])
+    unjudged = expectations.unjudged_tests(tests)
+    return Trial(True, tests, tuple(reverted), log[-20_000:], unjudged=unjudged)
 
 
 def _first_error(output: str) -> str:

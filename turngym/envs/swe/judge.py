@@ -73,6 +73,22 @@ class Expectations:
     unjudged: set[tuple[str, str]] = field(default_factory=set)
     """(file, function) of the tests with no site kept here"""
 
+    def unjudged_tests(self, test_ids: Iterable[str]) -> tuple[str, ...]:
+        r"""Those of ``test_ids`` that no check kept here judges (their file's or their own).
+
+        >>> kept = Expectations()
+        >>> _ = strip_expectations("def test_a():\n    assert f()\n", "t.py", kept)
+        >>> kept.unjudged_tests(["t.py::test_a", "u.py::test_b"])
+        ('t.py::test_a', 'u.py::test_b')
+
+        """
+        found = []
+        for test_id in test_ids:
+            path, _, rest = _PARAMS.sub("", test_id).partition("::")
+            if not self.functions.get((path, rest.replace("::", "."))):
+                found.append(test_id)
+        return tuple(found)
+
 
 def strip_expectations(source: str, path: str, into: Expectations) -> str:
     r"""``source`` with each assertion on a constant turned into an observation.

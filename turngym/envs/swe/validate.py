@@ -9,9 +9,11 @@ breaks is reported as ``broken``). The tests run are the ``.py`` files the test 
 writes and the files of the listed test ids (SWE-bench's "test directives"), or the
 paths given. A third run puts an always-equal stand-in in place of every module of
 the repository that is not a test: a task whose FAIL_TO_PASS tests pass against it is
-rejected (its tests compare with ``==`` values that any object could equal). A task is
-valid when both patches apply, nothing passes against the stand-in and the listed lists
-are the computed ones; ``--write`` puts the computed lists into the bundled ``task.toml`` files
+rejected (its tests compare with ``==`` values that any object could equal), and so is
+one with a FAIL_TO_PASS test that compares no value with a constant (the grader judges
+those values itself, outside the sandbox: ``judge.py``). A task is valid when both
+patches apply, no FAIL_TO_PASS test is gamed or unjudged and the listed lists are the
+computed ones; ``--write`` puts the computed lists into the bundled ``task.toml`` files
 or the JSONL file the tasks came from.
 
 Run it on the bundled tasks or on a SWE-bench / SWE-Gym JSONL of your own::
@@ -90,8 +92,8 @@ class Validation:
         broken: the tests that pass before and not after (SWE-bench leaves them out).
         problems: why the lists could not be computed (a patch does not apply, no test
             ran, no test tells the fix from the base), or why the task is rejected (its
-            FAIL_TO_PASS tests pass against an always-equal stand-in of the code); empty
-            when neither.
+            FAIL_TO_PASS tests pass against an always-equal stand-in of the code, or
+            compare no value with a constant); empty when neither.
 
     """
 
@@ -236,6 +238,13 @@ def _validate(
     if not f2p:
         problems.append("no test fails before the reference patch and passes after it")
     else:
+        unjudged = [t for t in f2p if t in after.unjudged]
+        if unjudged:
+            problems.append(
+                f"{len(unjudged)} FAIL_TO_PASS tests compare no value with a constant, so the "
+                f"grader cannot judge them outside the tested interpreter (add an "
+                f"`assert EXPR == CONSTANT`): {_few(unjudged)}"
+            )
         problems += _gamed(task, base, workspace, sandbox, run, f2p)
     return Validation(task, f2p, p2p, broken, tuple(problems))
 

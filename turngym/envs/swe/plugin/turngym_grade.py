@@ -411,9 +411,12 @@ def _stand_in_finder(repo: str):  # type: ignore[no-untyped-def]
         )
 
     class Loader(importlib.abc.Loader):
+        def __init__(self, folders: list[str]) -> None:
+            self.folders = folders
+
         def create_module(self, spec: object) -> types.ModuleType:
             module = StandIn(spec.name)  # type: ignore[attr-defined]
-            module.__path__ = []
+            module.__path__ = self.folders  # its submodules are found (and stood in for)
             return module
 
         def exec_module(self, module: types.ModuleType) -> None:
@@ -425,7 +428,8 @@ def _stand_in_finder(repo: str):  # type: ignore[no-untyped-def]
             origin = getattr(spec, "origin", None) or ""
             if spec is None or not _inside(os.path.realpath(origin), repo) or is_test(origin):
                 return None
-            return importlib.util.spec_from_loader(name, Loader(), is_package=True)
+            folders = list(spec.submodule_search_locations or [])
+            return importlib.util.spec_from_loader(name, Loader(folders), is_package=True)
 
     return Finder()
 
