@@ -223,6 +223,32 @@ ATTACKS = {
         "    except OSError:\n"
         "        pass\n"
     ),
+    # ctypes: the current frame from the C API, then the frames below it
+    "ctypes-frame": package(
+        "import ctypes\n"
+        "get = ctypes.pythonapi.PyEval_GetFrame\n"
+        "get.restype = ctypes.py_object\n" + frames_search("get()")
+    ),
+    # builtins replaced by functions that look for frames whenever anything calls them
+    "builtins-replaced": package(
+        "import builtins, sys\n"
+        "def _wrap(real):\n"
+        "    def wrapped(*args, **kwargs):\n"
+        "        try:\n"
+        "            frame = sys._getframe(1)\n"
+        "            while frame is not None:\n"
+        "                for value in list(frame.f_locals.values()):\n"
+        "                    config = getattr(value, 'config', None)\n"
+        "                    if hasattr(config, 'pluginmanager'):\n"
+        "                        _register(config)\n"
+        "                frame = frame.f_back\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "        return real(*args, **kwargs)\n"
+        "    return wrapped\n"
+        "for name in ('len', 'any', 'enumerate', 'range', 'str', 'isinstance', 'getattr'):\n"
+        "    setattr(builtins, name, _wrap(getattr(builtins, name)))\n"
+    ),
     # values equal to everything
     "always-equal-value": {
         "mathy/ops.py": (
