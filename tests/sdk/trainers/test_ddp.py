@@ -219,7 +219,13 @@ def test_fsdp_shards_train_like_one_process_and_sync_the_server(
     )
     saved = AutoModelForCausalLM.from_pretrained(final).state_dict()
     for name, value in single.model.state_dict().items():
-        assert torch.allclose(value, saved[name], atol=1e-5), name
+        # A key's bias shifts every score of a query by the same amount, which softmax
+        # ignores: its gradient is rounding noise, of the size of Adam's eps, so Adam's
+        # step on it depends on the order of the sums (seen: 1.4e-5 apart on AVX-512).
+        # It is only held to Adam's bound of lr per step.
+        noise = name.endswith("k_proj.bias")
+        bound = config["lr"] * 2 if noise else 1e-5
+        assert torch.allclose(value, saved[name], atol=bound), name
 
 
 @pytest.mark.parametrize(
