@@ -11,13 +11,13 @@ and code swaps; ignore files that keep test infrastructure from being put back; 
 
 from __future__ import annotations
 
-import json
 import subprocess
 
 import pytest
 
 from tests import system_deps
 from tests.envs.swe.toy_task import BASE, toy_task, write
+from tests.security.test_swe_grading import assert_not_resolved, submit_with
 from turngym.envs.swe.env import SWEEnv
 from turngym.envs.swe.grading import grade
 
@@ -32,23 +32,6 @@ def env(tmp_path_factory):
     made = SWEEnv(tasks=[toy_task(tmp_path_factory.mktemp("toy"))], sandbox="bwrap")
     yield made
     made.close()
-
-
-def submit_with(env, files: dict[str, str]):
-    env.reset(seed=0)
-    for path, text in files.items():
-        action = f"create({json.dumps(path)}, {json.dumps(text)})"
-        _obs, _r, _t, _tr, info = env.step(action)
-        assert not info["invalid_action"] and not info["tool_error"], (path, _obs)
-    return env.step("submit()")
-
-
-def assert_not_resolved(result) -> dict:
-    _obs, reward, terminated, _truncated, info = result
-    assert terminated
-    assert reward == 0.0 and not info["resolved"], info["tests"]
-    assert info["tests"][F2P] != "PASSED"
-    return info
 
 
 # Sends forged "passed" lines for every test with whatever key and pipe it can find in
