@@ -1,9 +1,12 @@
 """MkDocs hook: the config tables of docs/api/configs.md, built from the dataclasses.
 
 A page line ``<!-- config-table: package.module.ConfigClass -->`` becomes a Markdown table
-of the class's fields: name, type, default and the help text of ``__field_docs__`` (the
+of the class's fields: name, type, default and the help text ``field_help`` reads (the
 text ``turngym train <trainer> --help`` prints), so the site never drifts from the code.
-A field without help, or a class that cannot be found, fails the build.
+A line ``<!-- trainer-configs -->`` becomes a section per row of ``TRAINERS`` (its
+config's docstring and table), ``<!-- trainer-classes -->`` one per trainer class, so a
+new trainer needs no page edit. A field without
+help, or a class that cannot be found, fails the build.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 
 MARKER = re.compile(r"^<!-- config-table: (?P<target>[\w.]+) -->$", re.M)
+TRAINER_MARKER = re.compile(r"^<!-- trainer-configs -->$", re.M)
+TRAINER_CLASSES = re.compile(r"^<!-- trainer-classes -->$", re.M)
 
 
 def _config_class(target: str) -> type:
@@ -51,7 +56,9 @@ def _cell(text: str) -> str:
 def config_table(target: str) -> str:
     """The Markdown table (field, type, default, help) of the config dataclass ``target``."""
     cls = _config_class(target)
-    docs: dict[str, str] = getattr(cls, "__field_docs__", {})
+    from turngym.sdk.trainers.config import field_help
+
+    docs = field_help(cls)
     hints = typing.get_type_hints(cls)
     rows = ["| field | type | default | help |", "|---|---|---|---|"]
     for field in dataclasses.fields(cls):
@@ -68,6 +75,39 @@ def config_table(target: str) -> str:
     return "\n".join(rows)
 
 
+def trainer_sections() -> str:
+    """A section per trainer of ``TRAINERS``: its config's docstring, then its table."""
+    from turngym.sdk.trainers import TRAINERS
+
+    sections = []
+    for row in TRAINERS.values():
+        target = row.config.replace(":", ".")
+        label = row.trainer_class().label
+        sections.append(
+            f"## {label}\n\n`turngym train {row.name}`: {row.help}.\n\n::: {target}\n"
+            "    options:\n      members: false\n      show_signature: false\n\n"
+            f"<!-- config-table: {target} -->\n"
+        )
+    return "\n".join(sections)
+
+
+def trainer_class_sections() -> str:
+    """A section per trainer of ``TRAINERS``: its class's reference."""
+    from turngym.sdk.trainers import TRAINERS
+
+    return "\n".join(
+        f"## {row.trainer_class().label}\n\n::: {row.trainer.replace(':', '.')}\n"
+        for row in TRAINERS.values()
+    )
+
+
+def expand_trainers(markdown: str) -> str:
+    """The page with its trainer markers expanded (its config-table markers kept)."""
+    markdown = TRAINER_MARKER.sub(lambda _: trainer_sections(), markdown)
+    return TRAINER_CLASSES.sub(lambda _: trainer_class_sections(), markdown)
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
-    """MkDocs event: replace each config-table marker with its table."""
+    """MkDocs event: expand the trainer markers, then each config-table marker."""
+    markdown = expand_trainers(markdown)
     return MARKER.sub(lambda m: config_table(m["target"]), markdown)

@@ -27,12 +27,14 @@ from typing import Any
 from turngym.cli_args import (
     OPPONENT_HELP,
     SET_HELP,
+    WRAPPERS_HELP,
     CliError,
     full_id,
     game_options,
     make_env,
     parse_sets,
     selected,
+    wrappers_for,
 )
 from turngym.cli_eval import FAMILIES_HELP, add_eval_parser
 from turngym.cli_view import add_view_parser
@@ -320,6 +322,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         seats = list(probe.possible_agents)
         probe.close()
     agents = _collect_agents(env_id, args, seats)
+    wrappers = wrappers_for(args.agent, args.wrappers)
     if args.format == "parquet" and importlib.util.find_spec("pyarrow") is None:
         raise MissingExtra("--format parquet", "data")
     out = Path(args.output)
@@ -327,10 +330,17 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     try:
         if seats:
             collector: Any = GameCollector(
-                env_id, dict(agents), num_games=n, game_kwargs=kwargs, progress=False
+                env_id,
+                dict(agents),
+                num_games=n,
+                game_kwargs=kwargs,
+                progress=False,
+                wrappers=wrappers,
             )
         else:
-            collector = Collector(env_id, args.agent, num_envs=n, env_kwargs=kwargs, progress=False)
+            collector = Collector(
+                env_id, args.agent, num_envs=n, env_kwargs=kwargs, progress=False, wrappers=wrappers
+            )
     except (ValueError, TypeError) as error:
         raise CliError(f"cannot collect {env_id} with {kwargs} and {agents}: {error}") from None
     try:
@@ -360,6 +370,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         writer,
         env_id=env_id,
         env_kwargs=kwargs,
+        wrappers=list(wrappers),
         agents=agents,
         seeds=[args.seed, args.seed + args.episodes - 1],
         mean_returns={who: total / writer.episodes for who, total in returns.items()},
@@ -450,49 +461,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 # -- train ---------------------------------------------------------------------------
 
 
-def _cmd_train_grpo(args: argparse.Namespace) -> int:
-    from turngym.sdk.trainers.common import config_from_args
-    from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
+def _cmd_train(args: argparse.Namespace) -> int:
+    from turngym.sdk.trainers import trainer_entry
+    from turngym.sdk.trainers.config import config_from_args
 
+    row = trainer_entry(args.trainer)
     try:
-        config = config_from_args(GRPOConfig, args)
-        trainer = GRPOTrainer(config)
-    except ValueError as error:
-        raise CliError(str(error)) from None
-    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
-
-
-def _cmd_train_sac_glam(args: argparse.Namespace) -> int:
-    from turngym.sdk.trainers.common import config_from_args
-    from turngym.sdk.trainers.sac_glam import SACGLAMConfig, SACGLAMTrainer
-
-    try:
-        config = config_from_args(SACGLAMConfig, args)
-        trainer = SACGLAMTrainer(config)
-    except ValueError as error:
-        raise CliError(str(error)) from None
-    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
-
-
-def _cmd_train_archer(args: argparse.Namespace) -> int:
-    from turngym.sdk.trainers.archer import ArCHerConfig, ArCHerTrainer
-    from turngym.sdk.trainers.common import config_from_args
-
-    try:
-        config = config_from_args(ArCHerConfig, args)
-        trainer = ArCHerTrainer(config)
-    except ValueError as error:
-        raise CliError(str(error)) from None
-    return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
-
-
-def _cmd_train_sft(args: argparse.Namespace) -> int:
-    from turngym.sdk.trainers.common import config_from_args
-    from turngym.sdk.trainers.sft import SFTConfig, SFTTrainer
-
-    try:
-        config = config_from_args(SFTConfig, args)
-        trainer = SFTTrainer(config)
+        config = config_from_args(row.config_class(), args)
+        trainer = row.trainer_class()(config)
     except ValueError as error:
         raise CliError(str(error)) from None
     return _report_training(trainer.train(), trainer.env_id, config.env_kwargs)
@@ -633,6 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seat", help="games with --opponent: the agent's seat, 0, 1, ... (default 0)")
     p.add_argument("--overwrite", action="store_true", help="replace a dataset already in DIR")
+    p.add_argument("--wrappers", metavar="SPECS", help=WRAPPERS_HELP)
     p.set_defaults(fn=_cmd_collect)
 
     p = sub.add_parser("serve", help="serve a local model through an OpenAI-compatible HTTP API")
@@ -706,51 +683,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(fn=_cmd_serve)
 
-    p = sub.add_parser("train", help="train a model on an env (grpo, sac-glam, archer, sft)")
-    trainers = p.add_subparsers(dest="trainer", required=True)
-    from turngym.sdk.trainers.archer import ArCHerConfig
-    from turngym.sdk.trainers.common import add_config_flags
-    from turngym.sdk.trainers.grpo import GRPOConfig
-    from turngym.sdk.trainers.sac_glam import SACGLAMConfig
-    from turngym.sdk.trainers.sft import SFTConfig
+    from turngym.sdk.trainers import TRAINERS
+    from turngym.sdk.trainers.config import add_config_flags
 
-    t = trainers.add_parser(
-        "grpo",
-        help="multi-turn GRPO (self-play with RAE on games)",
-        description="Multi-turn GRPO. Every config field is a flag; --config FILE gives "
-        "defaults (JSON or TOML). Example: turngym train grpo --env FrozenLake-v0 "
-        "--model tiny --steps 40",
-    )
-    add_config_flags(t, GRPOConfig)
-    t.set_defaults(fn=_cmd_train_grpo)
-    t = trainers.add_parser(
-        "sac-glam",
-        help="SAC-GLAM: soft actor-critic over LLM-scored legal actions, hindsight goals",
-        description="SAC-GLAM. Every config field is a flag; --config FILE gives defaults "
-        "(JSON or TOML). Example: turngym train sac-glam --env BabyAIText-v0 "
-        '--env-kwargs \'{"mission": "goto"}\' --model tiny',
-    )
-    add_config_flags(t, SACGLAMConfig)
-    t.set_defaults(fn=_cmd_train_sac_glam)
-    t = trainers.add_parser(
-        "archer",
-        help="ArCHer: utterance-level off-policy critic, token-level policy-gradient actor",
-        description="ArCHer. Every config field is a flag; --config FILE gives defaults "
-        "(JSON or TOML). Example: turngym train archer --env FrozenLake-v0 --model tiny "
-        "--critic-steps 20",
-    )
-    add_config_flags(t, ArCHerConfig)
-    t.set_defaults(fn=_cmd_train_archer)
-    t = trainers.add_parser(
-        "sft",
-        help="supervised fine-tuning on demonstrations (the expert's, a model's or a file's)",
-        description="SFT: imitate demonstrations, loss on the action tokens only. Every "
-        "config field is a flag; --config FILE gives defaults (JSON or TOML). Example: "
-        "turngym train sft --env FrozenLake-v0 --demos expert --episodes 8 --epochs 20; "
-        "then turngym train grpo --model RUN/final ...",
-    )
-    add_config_flags(t, SFTConfig)
-    t.set_defaults(fn=_cmd_train_sft)
+    p = sub.add_parser("train", help=f"train a model on an env ({', '.join(TRAINERS)})")
+    trainers = p.add_subparsers(dest="trainer", required=True)
+    for row in TRAINERS.values():
+        t = trainers.add_parser(
+            row.name,
+            help=row.help,
+            description=f"{row.help[0].upper()}{row.help[1:]}. Every config field is a flag; "
+            "--config FILE gives defaults (JSON or TOML, a run's config.json too). "
+            f"Example: {row.example}",
+        )
+        add_config_flags(t, row.config_class())
+        t.set_defaults(fn=_cmd_train)
     add_view_parser(sub, formatter=_Defaults)
     return parser
 

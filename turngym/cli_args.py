@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OPPONENT_HELP",
     "SET_HELP",
+    "WRAPPERS_HELP",
     "CliError",
     "agent_for",
     "check_kwargs",
@@ -23,11 +24,16 @@ __all__ = [
     "make_env",
     "parse_sets",
     "selected",
+    "wrappers_for",
 ]
 
 
 SET_HELP = "env constructor argument, e.g. --set size=8 (repeatable)"
 OPPONENT_HELP = "games: who plays the other seats (default: random)"
+WRAPPERS_HELP = (
+    "wrapper specs around the env, innermost first, comma list (name or name:key=value;...), "
+    "as turngym train takes them; default: a trained hf:DIR model's own stack, else none"
+)
 
 
 class CliError(Exception):
@@ -136,3 +142,23 @@ def agent_for(kind: str, env: Any, seed: int) -> Any:
         return make_agent(kind, env, seed=seed)
     except ValueError as error:  # a missing model dir, a bad URL: the user's to fix
         raise CliError(str(error)) from error
+
+
+def wrappers_for(kind: str, given: str | None) -> tuple[str, ...]:
+    """The wrapper stack agent ``kind`` plays under: ``--wrappers`` if given, else its own.
+
+    A model a turngym trainer saved (``hf:DIR``) records the stack it was trained under.
+
+    Raises:
+        CliError: a spec no wrapper takes, or a malformed settings file.
+
+    """
+    from turngym.sdk.agents import trained_wrappers
+    from turngym.wrappers.specs import split_specs
+
+    try:
+        if given is not None:
+            return tuple(split_specs(given))
+        return tuple(trained_wrappers(kind))
+    except ValueError as error:
+        raise CliError(f"--wrappers: {error}") from None

@@ -11,12 +11,14 @@ from typing import Any
 from turngym.cli_args import (
     OPPONENT_HELP,
     SET_HELP,
+    WRAPPERS_HELP,
     CliError,
     agent_for,
     check_kwargs,
     game_options,
     parse_sets,
     selected,
+    wrappers_for,
 )
 from turngym.registry import FAMILIES, EnvEntry
 from turngym.sdk.agents import MODEL_KINDS
@@ -62,6 +64,7 @@ def add_eval_parser(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
     p.add_argument("--opponent", choices=["random", "expert"], help=OPPONENT_HELP)
     p.add_argument("--seat", help="games: the evaluated agent's seat (default: 0)")
+    p.add_argument("--wrappers", metavar="SPECS", help=WRAPPERS_HELP)
     p.set_defaults(fn=cmd_eval)
 
 
@@ -72,6 +75,7 @@ def eval_jobs(
     kwargs = parse_sets(args.set)
     if (args.opponent or args.seat) is not None and all(row.game is None for row in rows):
         raise CliError("--opponent and --seat are for games; no game is among the envs")
+    stacks = {kind: wrappers_for(kind, getattr(args, "wrappers", None)) for kind in agents}
     jobs: list[EvalJob] = []
     skipped: list[tuple[str, str | None, str]] = []
     needs: dict[tuple[str | None, tuple[str, ...]], str | None] = {}
@@ -91,7 +95,8 @@ def eval_jobs(
             if kind == "expert" and row.expert is None:
                 skipped.append((row.id, kind, "no scripted expert"))
                 continue
-            jobs.append(EvalJob(row.id, kind, args.episodes, args.seed, env_kwargs))
+            wrappers = stacks[kind]
+            jobs.append(EvalJob(row.id, kind, args.episodes, args.seed, env_kwargs, wrappers))
     return jobs, skipped
 
 
@@ -115,6 +120,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not agents:
         raise CliError("name an agent: --agents expert,random or --agent KIND")
     jobs, skipped = eval_jobs(args, rows, agents)
+    if args.wrappers is None and not args.json:
+        for kind in agents:
+            if stack := wrappers_for(kind, None):
+                print(f"{kind} plays under the wrappers it was trained under: {','.join(stack)}")
     # A model is loaded once, here, and plays every env batched; expert and random
     # agents are built per env, in the workers when --jobs > 1.
     models = {k: agent_for(k, None, seed=args.seed) for k in agents if k.startswith(MODEL_KINDS)}

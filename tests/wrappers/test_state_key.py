@@ -40,7 +40,7 @@ def test_a_wrapper_prompt_keeps_the_env_key():
 
 
 def test_trainers_put_it_under_their_wrappers():
-    from turngym.sdk.trainers.common import make_text_env
+    from turngym.sdk.trainers.envs import make_text_env
 
     env = make_text_env("x", {}, ["chat_history"], env_fn=GuessNumber)
     assert isinstance(env.env, StateKey) and "state_key" in env.reset(seed=0)[1]

@@ -148,8 +148,12 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     show_progress: bool = True,
     plain_every: float | None = None,
+    wrappers: Sequence[str] = (),
 ) -> EvalResult:
     """Play ``episodes`` episodes on seeds ``seed, seed+1, ...`` and collect the stats.
+
+    The env is ``gym.make(env_id, **env_kwargs)`` under ``wrappers`` (wrapper specs,
+    ``turngym.wrappers.specs``).
 
     ``show_progress``: a bar on a terminal; ``plain_every``: plain progress lines at most
     every that many seconds elsewhere (``turngym.progress.progress``).
@@ -159,7 +163,9 @@ def evaluate(
     >>> len(r.episodes)
     4
     """
-    env = gym.make(env_id, **(env_kwargs or {}))
+    from turngym.wrappers.specs import wrap_env
+
+    env = wrap_env(gym.make(env_id, **(env_kwargs or {})), wrappers)
     try:
         agent = make_agent(env)
         seeds: Any = range(episodes)
@@ -180,6 +186,7 @@ def evaluate_batched(
     agent_name: str = "agent",
     env_kwargs: dict[str, Any] | None = None,
     num_envs: int = 16,
+    wrappers: Sequence[str] = (),
 ) -> EvalResult:
     """Like ``evaluate`` (same seeds), with ``num_envs`` envs played in lockstep.
 
@@ -195,6 +202,7 @@ def evaluate_batched(
         seed=seed,
         num_envs=max(1, min(num_envs, episodes)),
         env_kwargs=env_kwargs,
+        wrappers=wrappers,
     )
     stats = [
         EpisodeStats(
@@ -223,6 +231,8 @@ class EvalJob:
     episodes: int = 100
     seed: int = 0
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    wrappers: tuple[str, ...] = ()
+    """wrapper specs around the env (a trained model's own stack, or ``--wrappers``)"""
 
 
 @dataclass(frozen=True)
@@ -256,6 +266,7 @@ def run_job(
                 seed=job.seed,
                 agent_name=job.agent,
                 env_kwargs=dict(job.env_kwargs),
+                wrappers=job.wrappers,
             )
         return evaluate(
             job.env_id,
@@ -264,6 +275,7 @@ def run_job(
             seed=job.seed,
             agent_name=job.agent,
             env_kwargs=dict(job.env_kwargs),
+            wrappers=job.wrappers,
             show_progress=show_progress,
             plain_every=plain_every,
         )

@@ -257,6 +257,8 @@ class Collector:
             ``make_agent`` name (``"random"``, ``"expert"``, ``"hf:DIR"``).
         num_envs: how many envs to make from an id.
         env_kwargs: passed to ``turngym.make`` with an id.
+        wrappers: wrapper specs (``turngym.wrappers.specs``, innermost first) put around
+            each env made from an id.
         max_turns: cut an episode after this many turns (truncated); None: the env's
             own time limit only.
         desc: the progress bar's label.
@@ -285,6 +287,7 @@ class Collector:
         desc: str | None = None,
         progress: bool = True,
         env_threads: int | None = None,
+        wrappers: Sequence[str] = (),
     ) -> None:
         if env_threads is not None and (
             isinstance(env_threads, bool) or not isinstance(env_threads, int) or env_threads < 1
@@ -297,10 +300,12 @@ class Collector:
             if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
                 raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
             import turngym
+            from turngym.wrappers.specs import wrap_env
 
             self.env_id = env if "/" in env else f"turngym/{env}"
             self.envs: list[gym.Env] = [
-                turngym.make(self.env_id, **(env_kwargs or {})) for _ in range(num_envs)
+                wrap_env(turngym.make(self.env_id, **(env_kwargs or {})), wrappers)
+                for _ in range(num_envs)
             ]
         elif isinstance(env, gym.vector.SyncVectorEnv):
             self.envs = list(env.envs)
@@ -437,10 +442,12 @@ def collect(
     num_envs: int | None = None,
     env_kwargs: dict[str, Any] | None = None,
     max_turns: int | None = None,
+    wrappers: Sequence[str] = (),
 ) -> list[Episode]:
     """Play ``episodes`` episodes of a single-agent env with batched actions.
 
-    ``num_envs`` envs run in lockstep (default: up to 16); see ``Collector``.
+    ``num_envs`` envs run in lockstep (default: up to 16), each under ``wrappers``; see
+    ``Collector``.
 
     >>> from turngym.agents import RandomAgent
     >>> eps = collect("turngym/Bandit-v0", RandomAgent(seed=0), episodes=3, seed=7)
@@ -448,7 +455,9 @@ def collect(
     [7, 8, 9]
     """
     n = num_envs if num_envs is not None else max(1, min(episodes, 16))
-    collector = Collector(env, agent, num_envs=n, env_kwargs=env_kwargs, max_turns=max_turns)
+    collector = Collector(
+        env, agent, num_envs=n, env_kwargs=env_kwargs, max_turns=max_turns, wrappers=wrappers
+    )
     try:
         return collector.collect(episodes, seed=seed, group_size=group_size)
     finally:
@@ -473,6 +482,8 @@ class GameCollector:
         agents: one ``AgentSpec`` for every seat (self-play) or a dict seat -> spec.
         num_games: how many games to make from an id.
         game_kwargs: passed to ``turngym.make_game`` with an id.
+        wrappers: wrapper specs whose game twins (``turngym.wrappers.specs.wrap_game``)
+            go around each game made from an id.
         max_turns: end a game after this many turns (all seats truncated); default:
             the registered ``max_episode_steps`` with an id, else unlimited.
         desc: the progress bar's label.
@@ -495,6 +506,7 @@ class GameCollector:
         max_turns: int | None = None,
         desc: str | None = None,
         progress: bool = True,
+        wrappers: Sequence[str] = (),
     ) -> None:
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"max_turns must be an int >= 1 or None, got {max_turns!r}")
@@ -504,10 +516,12 @@ class GameCollector:
                 raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
             import turngym
             from turngym.registry import entry
+            from turngym.wrappers.specs import wrap_game
 
             self.env_id = game if "/" in game else f"turngym/{game}"
             self.games = [
-                turngym.make_game(self.env_id, **(game_kwargs or {})) for _ in range(num_games)
+                wrap_game(turngym.make_game(self.env_id, **(game_kwargs or {})), wrappers)
+                for _ in range(num_games)
             ]
             if max_turns is None:
                 max_turns = entry(self.env_id).max_episode_steps

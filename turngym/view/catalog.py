@@ -1,7 +1,7 @@
 """What the viewer's roots hold: run directories, their metrics and config, episode files.
 
 A run directory is a folder with ``metrics.jsonl`` or an ``episodes/`` folder (what the
-trainers write, ``turngym/sdk/trainers/common.py``). An episode file is any ``*.jsonl``
+trainers write, ``turngym/sdk/trainers/loop.py``). An episode file is any ``*.jsonl``
 under a root whose first line is an episode (``EpisodeWriter`` rows, ``turngym collect``
 datasets, ``RecordEpisodes`` transcripts); ``metrics.jsonl`` never is. Parquet files
 (``turngym collect --format parquet``) are episode files too. A root given as a file
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import json
 import math
 import re
@@ -175,20 +174,14 @@ def read_config(roots: Sequence[Path], run: Run) -> tuple[Any, str]:
     return None, text
 
 
-_TRAINERS = {
-    "grpo": ("turngym.sdk.trainers.grpo_config", "GRPOConfig"),
-    "sac-glam": ("turngym.sdk.trainers.sac_glam", "SACGLAMConfig"),
-    "archer": ("turngym.sdk.trainers.archer", "ArCHerConfig"),
-    "sft": ("turngym.sdk.trainers.sft", "SFTConfig"),
-}
-
-
 @functools.cache
 def _trainer_fields() -> dict[str, frozenset[str]]:
+    from turngym.sdk.trainers import TRAINERS
+
     out = {}
-    for name, (module, cls) in _TRAINERS.items():
+    for name, row in TRAINERS.items():
         try:
-            config = getattr(importlib.import_module(module), cls)
+            config = row.config_class()
         except (ImportError, AttributeError):  # a trainer whose extra is missing
             continue
         out[name] = frozenset(f.name for f in dataclasses.fields(config))

@@ -1,4 +1,5 @@
-"""Shared trainer plumbing: atomic checkpoints, metrics log, curves, config flags."""
+"""Shared trainer plumbing: atomic checkpoints, metrics log, curves, config flags, and
+the deprecated ``common`` module that used to hold them."""
 
 from __future__ import annotations
 
@@ -9,15 +10,9 @@ import warnings
 
 import pytest
 
-from turngym.sdk.trainers.common import (
-    MetricsLog,
-    add_config_flags,
-    checkpoint_dirs,
-    config_from_args,
-    latest_checkpoint,
-    plot_curves,
-    save_checkpoint,
-)
+from turngym.sdk.trainers.checkpoints import checkpoint_dirs, latest_checkpoint, save_checkpoint
+from turngym.sdk.trainers.config import add_config_flags, config_from_args, field_help
+from turngym.sdk.trainers.metrics import MetricsLog, plot_curves
 
 
 def test_a_failed_write_leaves_the_previous_checkpoint_latest(tmp_path):
@@ -116,7 +111,7 @@ def test_every_field_is_a_typed_flag_and_files_give_defaults(tmp_path):
 def test_a_list_flag_splits_only_at_top_level_commas():
     """``--wrappers "horizon_curriculum:schedule=[(0, 2), (9, 4)],chat_history"`` is two
     wrapper specs: commas inside brackets belong to an option's value."""
-    from turngym.sdk.trainers.common import make_text_env
+    from turngym.sdk.trainers.envs import make_text_env
 
     spec = "horizon_curriculum:schedule=[(0, 2), (9, 4)]"
     args = parse(["--items", f"{spec}, chat_history"])
@@ -128,7 +123,7 @@ def test_a_list_flag_splits_only_at_top_level_commas():
 
 
 def test_config_json_is_kept_when_identical_and_replaced_when_not(tmp_path):
-    from turngym.sdk.trainers.common import write_config
+    from turngym.sdk.trainers.run_files import write_config
     from turngym.sdk.trainers.sft import SFTConfig
 
     path = write_config(tmp_path / "run", SFTConfig(steps=3))
@@ -144,7 +139,7 @@ def test_only_process_zero_records_and_zero_records_nothing(tmp_path):
 
     from turngym.sdk.episode_files import load_episodes
     from turngym.sdk.records import Episode
-    from turngym.sdk.trainers.common import record_eval_episodes
+    from turngym.sdk.trainers.run_files import record_eval_episodes
 
     def trainer(count, main=True):
         config = SimpleNamespace(eval_record_episodes=count)
@@ -164,7 +159,7 @@ def test_only_process_zero_records_and_zero_records_nothing(tmp_path):
 
 
 def test_a_resumed_run_drops_the_recorded_evaluations_after_its_checkpoint(tmp_path):
-    from turngym.sdk.trainers.common import drop_eval_episodes_after
+    from turngym.sdk.trainers.run_files import drop_eval_episodes_after
 
     folder = tmp_path / "episodes"
     folder.mkdir()
@@ -194,6 +189,24 @@ def test_eval_record_episodes_is_validated_and_documented(module, name):
 
     config_cls = getattr(importlib.import_module(module), name)
     assert config_cls().eval_record_episodes == 4
-    assert "eval_record_episodes" in config_cls.__field_docs__
+    assert "eval_record_episodes" in field_help(config_cls)
     with pytest.raises(ValueError, match="eval_record_episodes must be an int >= 0"):
         config_cls(eval_record_episodes=-1)
+
+
+def test_the_old_common_module_still_gives_every_name_with_a_warning():
+    import turngym.sdk.trainers.common as common
+    from turngym.sdk.trainers import checkpoints
+    from turngym.wrappers import specs
+
+    with pytest.warns(DeprecationWarning, match=r"moved to turngym\.sdk\.trainers\.checkpoints"):
+        assert common.save_checkpoint is checkpoints.save_checkpoint
+    with pytest.warns(DeprecationWarning, match=r"turngym\.wrappers\.specs\.WRAPPERS"):
+        assert common.WRAPPERS is specs.WRAPPERS
+    with pytest.warns(DeprecationWarning):
+        assert "eval_seed" in common.COMMON_FIELD_DOCS
+    for name in sorted(set(common.__all__) - {"run_training"}):  # a function: warns when run
+        with pytest.warns(DeprecationWarning):
+            assert getattr(common, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        common.nothing  # noqa: B018

@@ -225,8 +225,8 @@ def test_resume_refuses_other_demonstrations(rl_model_dir, tmp_path):
 
 
 def test_cli_trains_and_grpo_starts_from_the_final_model(rl_model_dir, tmp_path, capsys):
-    from turngym.sdk.trainers.common import resolve_model
     from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
+    from turngym.sdk.trainers.learner import resolve_model
 
     run = tmp_path / "sft"
     argv = ["train", "sft", "--env", "FrozenLake-v0", "--model", str(rl_model_dir)]

@@ -41,7 +41,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -52,23 +52,18 @@ from turngym.hf_compat import quiet
 from turngym.sdk.batches import TrainSequence
 from turngym.sdk.records import Episode
 from turngym.sdk.replay import ReplayBuffer, ReplayTransition
-from turngym.sdk.trainers.common import (
-    COMMON_FIELD_DOCS,
-    check_config,
-    env_id_of,
-    is_int,
-    is_number,
+from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
+from turngym.sdk.trainers.config import RunConfig, check_config, is_int, is_number
+from turngym.sdk.trainers.envs import env_id_of, make_text_env
+from turngym.sdk.trainers.learner import (
     load_policy,
-    make_text_env,
-    open_run_dir,
-    record_eval_episodes,
     resolve_model,
     restore_weights,
-    run_training,
-    save_checkpoint,
     save_final_model,
 )
+from turngym.sdk.trainers.loop import run_training
 from turngym.sdk.trainers.parallel import single_process
+from turngym.sdk.trainers.run_files import record_eval_episodes
 from turngym.sdk.trainers.sequences import decoder_and_head, token_logprobs
 
 if TYPE_CHECKING:
@@ -90,7 +85,7 @@ _CRITIC_STREAM, _ACTOR_STREAM = 0xA3C1, 0xA3C2
 
 
 @dataclass
-class ArCHerConfig:
+class ArCHerConfig(RunConfig):
     """Everything an ArCHer run needs; every field is a ``turngym train archer`` flag.
 
     Each evaluation (before training, every ``eval_every`` steps, after) saves
@@ -99,87 +94,68 @@ class ArCHerConfig:
     this config to ``output_dir/config.json``.
     """
 
-    env: str = "turngym/TwentyQuestions-v0"
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    wrappers: list[str] = field(default_factory=list)
-    model: str = "tiny"
-    output_dir: str = "runs/archer"
-    system_prompt: str | None = None
-    steps: int = 100
-    episodes_per_step: int = 8
-    max_turns: int | None = None
-    max_new_tokens: int = 32
-    temperature: float = 1.0
-    constrained: bool = True
-    buffer_size: int = 100_000
-    batch_size: int = 32
-    gamma: float = 0.95
-    tau: float = 0.1
-    critic_steps: int = 50
-    actor_steps: int = 3
-    warmup_steps: int = 10
-    v_action: str = "sample"
-    critic: str = "encoder"
-    critic_hidden: int = 64
-    critic_layers: int = 2
-    critic_lr: float = 1e-3
-    actor_lr: float | None = None
-    baseline: bool = False
-    baseline_lr: float = 1e-3
-    max_grad_norm: float = 1.0
-    lora_rank: int = 0
-    lora_alpha: int = 16
-    device: str | None = None
-    dtype: str | None = None
-    mixed_precision: bool = True
-    eval_every: int = 10
-    eval_episodes: int = 64
-    eval_seed: int = 1_000_000_000
-    eval_greedy: bool = True
-    eval_record_episodes: int = 4
-    save_every: int = 10
-    keep_checkpoints: int = 2
-    seed: int = 0
-    tensorboard: bool = True
-    progress: bool = True
-    log_every: int = 1
-    resume: bool = False
+    trainer: ClassVar[str] = "archer"
 
-    __field_docs__: ClassVar[dict[str, str]] = {
-        **COMMON_FIELD_DOCS,
-        "env": "registered single-agent text env id",
-        "steps": "iterations (one collection, then critic and actor updates)",
-        "episodes_per_step": "episodes collected per iteration (run side by side)",
-        "max_new_tokens": "most tokens generated per action",
-        "temperature": "sampling temperature; the trained policy is the tempered one",
-        "constrained": "decode only the env's legal actions when it lists them",
-        "buffer_size": "replay capacity in transitions (oldest evicted first)",
-        "batch_size": "transitions per critic or actor update",
-        "gamma": "discount",
-        "tau": "Polyak rate of the target critic (1: copy every update)",
-        "critic_steps": "critic updates per iteration",
-        "actor_steps": "actor updates per iteration (after the warm-up)",
-        "warmup_steps": "first iterations: critic updates only",
-        "v_action": "a' of the V target: sample (generate it) or candidates (exact "
-        "expectation over the legal actions; needs constrained)",
-        "critic": "encoder (its own small transformer) or policy (heads on the policy "
-        "LM's hidden states, no gradient into the LM)",
-        "critic_hidden": "width of the heads' hidden layer and of the encoder critic",
-        "critic_layers": "encoder critic: transformer blocks",
-        "critic_lr": "Adam lr of the critic",
-        "actor_lr": "Adam lr of the LM (None: 1e-3 tiny, 1e-4 LoRA, else 1e-5; 0 freezes it)",
-        "baseline": "subtract a learned token-level baseline from the advantage",
-        "baseline_lr": "Adam lr of the token-level baseline",
-        "max_grad_norm": "gradient clipping norm per network (0: off)",
-        "mixed_precision": "bfloat16 autocast for forward passes on a GPU",
-        "eval_every": "evaluate every N iterations (0: only before and after)",
-        "eval_greedy": "evaluate the greedy policy instead of the sampled one",
-        "save_every": "checkpoint every N iterations (0: only at the end)",
-        "seed": "seeds rollouts, generation, replay sampling and the critic's init",
-        "log_every": "print a summary line every N iterations (0: never)",
-    }
+    env: str = "turngym/TwentyQuestions-v0"
+    """registered single-agent text env id"""
+    output_dir: str = "runs/archer"
+    steps: int = 100
+    """iterations (one collection, then critic and actor updates)"""
+    episodes_per_step: int = 8
+    """episodes collected per iteration (run side by side)"""
+    max_new_tokens: int = 32
+    """most tokens generated per action"""
+    temperature: float = 1.0
+    """sampling temperature; the trained policy is the tempered one"""
+    constrained: bool = True
+    """decode only the env's legal actions when it lists them"""
+    buffer_size: int = 100_000
+    """replay capacity in transitions (oldest evicted first)"""
+    batch_size: int = 32
+    """transitions per critic or actor update"""
+    gamma: float = 0.95
+    """discount"""
+    tau: float = 0.1
+    """Polyak rate of the target critic (1: copy every update)"""
+    critic_steps: int = 50
+    """critic updates per iteration"""
+    actor_steps: int = 3
+    """actor updates per iteration (after the warm-up)"""
+    warmup_steps: int = 10
+    """first iterations: critic updates only"""
+    v_action: str = "sample"
+    """a' of the V target: sample (generate it) or candidates (exact expectation over the legal
+    actions; needs constrained)"""
+    critic: str = "encoder"
+    """encoder (its own small transformer) or policy (heads on the policy LM's hidden states,
+    no gradient into the LM)"""
+    critic_hidden: int = 64
+    """width of the heads' hidden layer and of the encoder critic"""
+    critic_layers: int = 2
+    """encoder critic: transformer blocks"""
+    critic_lr: float = 1e-3
+    """Adam lr of the critic"""
+    actor_lr: float | None = None
+    """Adam lr of the LM (None: 1e-3 tiny, 1e-4 LoRA, else 1e-5; 0 freezes it)"""
+    baseline: bool = False
+    """subtract a learned token-level baseline from the advantage"""
+    baseline_lr: float = 1e-3
+    """Adam lr of the token-level baseline"""
+    max_grad_norm: float = 1.0
+    """gradient clipping norm per network (0: off)"""
+    mixed_precision: bool = True
+    """bfloat16 autocast for forward passes on a GPU"""
+    eval_every: int = 10
+    """evaluate every N iterations (0: only before and after)"""
+    save_every: int = 10
+    """checkpoint every N iterations (0: only at the end)"""
+    seed: int = 0
+    """seeds rollouts, generation, replay sampling and the critic's init"""
+    log_every: int = 1
+    """print a summary line every N iterations (0: never)"""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         checks: list[tuple[str, bool, str]] = [
             ("critic", self.critic in CRITICS, f"one of {', '.join(CRITICS)}"),
             ("v_action", self.v_action in V_ACTIONS, f"one of {', '.join(V_ACTIONS)}"),
@@ -189,18 +165,12 @@ class ArCHerConfig:
                 self.actor_lr is None or (is_number(self.actor_lr) and self.actor_lr >= 0),
                 "None or a number >= 0",
             ),
-            (
-                "max_turns",
-                self.max_turns is None or is_int(self.max_turns, 1),
-                "None or an int >= 1",
-            ),
         ]
         ranges = {  # (low, high, low allowed, how to say it)
             "gamma": (0, 1, True, "in [0, 1]"),
             "tau": (0, 1, False, "in (0, 1]"),
             "critic_lr": (0, math.inf, False, "a number > 0"),
             "baseline_lr": (0, math.inf, False, "a number > 0"),
-            "max_grad_norm": (0, math.inf, True, "a number >= 0"),
         }
         for name, (low, high, closed, want) in ranges.items():
             v = getattr(self, name)
@@ -216,10 +186,6 @@ class ArCHerConfig:
                 "v_action='candidates' weighs the legal actions by the guided-choice policy; "
                 "set constrained=True or use v_action='sample'"
             )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return dataclasses.asdict(self)
 
 
 def _head(width: int, hidden: int) -> torch.nn.Module:
@@ -247,6 +213,23 @@ class ArCHerTrainer:
         >>> summary["eval_after"]["success"]  # doctest: +SKIP
 
     """
+
+    label: ClassVar[str] = "ArCHer"
+    curve_panels: ClassVar[Sequence[Sequence[str]]] = (
+        ("success", "eval_success"),
+        ("q_loss", "v_loss"),
+        ("actor_loss", "advantage"),
+    )
+    line_keys: ClassVar[Sequence[str]] = (
+        "success",
+        "q_loss",
+        "v_loss",
+        "actor_loss",
+        "advantage",
+        "eval_success",
+    )
+    is_main = True  # one process: it prints, logs and writes
+    collective_save = False
 
     def __init__(self, config: ArCHerConfig, env_fn: Callable[[], Any] | None = None) -> None:
         require_installed("llm", "ArCHerTrainer", ("torch", "transformers", "safetensors", "peft"))
@@ -712,22 +695,13 @@ class ArCHerTrainer:
 
     def save_final(self) -> Path:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
-        c = self.config
-        settings = {"constrained": c.constrained, "system_prompt": c.system_prompt}
-        return save_final_model(
-            self.model, self.tokenizer, self.run_dir / "final", bool(c.lora_rank), settings
-        )
+        return save_final_model(self.model, self.tokenizer, self.run_dir / "final", self.config)
 
     # -- the loop ----------------------------------------------------------------------
 
     def train(self) -> dict[str, Any]:
         """Run (or resume) training; returns a summary with evaluation before and after."""
-        return run_training(
-            self,
-            "ArCHer",
-            [["success", "eval_success"], ["q_loss", "v_loss"], ["actor_loss", "advantage"]],
-            ("success", "q_loss", "v_loss", "actor_loss", "advantage", "eval_success"),
-        )
+        return run_training(self)
 
     def close(self) -> None:
         """Close the envs the trainer made."""

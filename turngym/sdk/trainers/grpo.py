@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from turngym.extras import require_installed
 from turngym.hf_compat import quiet
@@ -59,24 +59,21 @@ from turngym.sdk.batches import (
 )
 from turngym.sdk.losses import policy_loss, truncated_is_weights
 from turngym.sdk.records import Episode
-from turngym.sdk.trainers.common import (
-    WRAPPERS,
-    env_id_of,
-    make_game_env,
-    make_text_env,
-    open_run_dir,
-    record_eval_episodes,
+from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
+from turngym.sdk.trainers.engines import make_rollout_engine
+from turngym.sdk.trainers.envs import env_id_of, make_game_env, make_text_env
+from turngym.sdk.trainers.grpo_config import ADVANTAGES, GRPOConfig
+from turngym.sdk.trainers.learner import (
     resolve_model,
     restore_weights,
-    run_training,
-    save_checkpoint,
     save_final_model,
     scheduled_lr,
 )
-from turngym.sdk.trainers.engines import make_rollout_engine
-from turngym.sdk.trainers.grpo_config import ADVANTAGES, GRPOConfig
+from turngym.sdk.trainers.loop import run_training
 from turngym.sdk.trainers.parallel import DataParallel
+from turngym.sdk.trainers.run_files import record_eval_episodes
 from turngym.sdk.trainers.sequences import pad_values, stack_rows, token_logprobs
+from turngym.wrappers.specs import WRAPPERS
 
 if TYPE_CHECKING:
     import torch
@@ -98,6 +95,13 @@ class GRPOTrainer:
         >>> summary["eval_after"]["success"]  # doctest: +SKIP
 
     """
+
+    label: ClassVar[str] = "GRPO"
+    curve_panels: ClassVar[Sequence[Sequence[str]]] = (
+        ("reward", "success", "eval_success"),
+        ("loss", "clip_fraction"),
+    )
+    line_keys: ClassVar[Sequence[str]] = ("reward", "success", "loss", "eval_success")
 
     def __init__(self, config: GRPOConfig, env_fn: Callable[[], Any] | None = None) -> None:
         require_installed("llm", "GRPOTrainer", ("torch", "transformers", "safetensors", "peft"))
@@ -661,12 +665,11 @@ class GRPOTrainer:
     def save_final(self) -> Path:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
         c = self.config
-        settings = {"constrained": c.constrained, "system_prompt": c.system_prompt}
         target = self.run_dir / "final"
         model = self._writable_model()
         if model is None:
             return target
-        return save_final_model(model, self.tokenizer, target, bool(c.lora_rank), settings)
+        return save_final_model(model, self.tokenizer, target, c)
 
     def _writable_model(self) -> Any:
         """The model to save: itself, or under FSDP a whole copy on process 0.
@@ -690,12 +693,7 @@ class GRPOTrainer:
 
     def train(self) -> dict[str, Any]:
         """Run (or resume) training; returns a summary with evaluation before and after."""
-        return run_training(
-            self,
-            "GRPO",
-            [["reward", "success", "eval_success"], ["loss", "clip_fraction"]],
-            ("reward", "success", "loss", "eval_success"),
-        )
+        return run_training(self)
 
     def close(self) -> None:
         """Close the envs the trainer made."""

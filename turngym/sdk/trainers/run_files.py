@@ -1,6 +1,7 @@
 """Files a training run writes beside its metrics, for ``turngym view``.
 
-- ``write_config``: ``config.json``, the config dataclass as JSON.
+- ``write_config``: ``config.json``, the config dataclass as JSON, with its trainer's
+  name (``trainer``) first.
 - ``record_eval_episodes``: a few episodes of each evaluation in
   ``episodes/eval-step-NNNNNNN.jsonl`` (``turngym.sdk.episode_files`` schema);
   ``drop_eval_episodes_after``: a resumed run drops those after its checkpoint.
@@ -28,10 +29,13 @@ def _write_text_atomic(path: Path, text: str) -> None:
 def write_config(run_dir: Path, config: Any) -> Path:
     """``run_dir/config.json``: the config dataclass as JSON (rewritten only when it differs).
 
-    A resumed run with the same config leaves the file as it was.
+    Its ``trainer`` key names the trainer (``turngym train NAME --config`` takes the
+    file back). A resumed run with the same config leaves the file as it was.
     """
     path = run_dir / "config.json"
-    text = json.dumps(dataclasses.asdict(config), indent=1, default=str) + "\n"
+    named = getattr(config, "trainer", "")
+    data = {"trainer": named, **dataclasses.asdict(config)} if named else dataclasses.asdict(config)
+    text = json.dumps(data, indent=1, default=str) + "\n"
     if not (path.is_file() and path.read_text(encoding="utf-8") == text):
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_text_atomic(path, text)

@@ -33,7 +33,6 @@ a separate small transformer built from a config. At the end: ``final/`` (a merg
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import math
 import time
@@ -50,22 +49,13 @@ from turngym.hf_compat import quiet
 from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
-from turngym.sdk.trainers.common import (
-    COMMON_FIELD_DOCS,
-    check_config,
-    env_id_of,
-    is_int,
-    is_number,
-    make_text_env,
-    open_run_dir,
-    record_eval_episodes,
-    resolve_model,
-    restore_weights,
-    run_training,
-    save_checkpoint,
-    save_final_model,
-)
+from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
+from turngym.sdk.trainers.config import RunConfig, check_config, is_int, is_number
+from turngym.sdk.trainers.envs import env_id_of, make_text_env
+from turngym.sdk.trainers.learner import resolve_model, restore_weights, save_final_model
+from turngym.sdk.trainers.loop import run_training
 from turngym.sdk.trainers.parallel import single_process
+from turngym.sdk.trainers.run_files import record_eval_episodes
 from turngym.sdk.trainers.sequences import decoder_and_head
 
 if TYPE_CHECKING:
@@ -81,7 +71,7 @@ State = tuple[list[int], list[list[int]]]
 
 
 @dataclass
-class SACGLAMConfig:
+class SACGLAMConfig(RunConfig):
     """Everything a SAC-GLAM run needs; every field is a ``turngym train sac-glam`` flag.
 
     Each evaluation (before training, every ``eval_every`` steps, after) saves
@@ -90,92 +80,73 @@ class SACGLAMConfig:
     this config to ``output_dir/config.json``.
     """
 
-    env: str = "turngym/BabyAIText-v0"
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    wrappers: list[str] = field(default_factory=list)
-    model: str = "tiny"
-    output_dir: str = "runs/sac-glam"
-    system_prompt: str | None = None
-    score: str = "sum"
-    steps: int = 100
-    episodes_per_step: int = 8
-    max_turns: int | None = None
-    warmup_steps: int = 2
-    buffer_size: int = 100_000
-    batch_size: int = 32
-    utd_ratio: float = 0.5
-    gamma: float = 0.9
-    tau: float = 0.05
-    critic: str = "shared"
-    critic_detach: bool = False
-    critic_hidden: int = 64
-    critic_layers: int = 2
-    policy_lr: float | None = None
-    critic_lr: float = 1e-3
-    alpha: float = 0.05
-    autotune_alpha: bool = True
-    alpha_lr: float = 3e-3
-    target_entropy_ratio: float = 0.3
-    relabel: str = "future"
-    relabel_k: int = 1
-    relabel_ratio: float = 1.0
-    max_grad_norm: float = 1.0
-    lora_rank: int = 0
-    lora_alpha: int = 16
-    device: str | None = None
-    dtype: str | None = None
-    mixed_precision: bool = True
-    eval_every: int = 10
-    eval_episodes: int = 64
-    eval_seed: int = 1_000_000_000
-    eval_greedy: bool = True
-    eval_record_episodes: int = 4
-    save_every: int = 10
-    keep_checkpoints: int = 2
-    seed: int = 0
-    tensorboard: bool = True
-    progress: bool = True
-    log_every: int = 1
-    resume: bool = False
+    trainer: ClassVar[str] = "sac-glam"
 
-    __field_docs__: ClassVar[dict[str, str]] = {
-        **COMMON_FIELD_DOCS,
-        "env": "registered single-agent env id with a finite action set (info['legal_actions'])",
-        "score": "a candidate's score: sum (GLAM: log p(candidate)) or mean (per token, "
-        "no bias toward short candidates)",
-        "steps": "training steps (one collection + updates each)",
-        "episodes_per_step": "episodes collected per step (run side by side)",
-        "warmup_steps": "first steps: uniformly random candidates and no update",
-        "buffer_size": "replay capacity in transitions (oldest evicted first)",
-        "batch_size": "transitions per gradient update",
-        "utd_ratio": "update-to-data ratio: gradient updates per new transition",
-        "gamma": "discount",
-        "tau": "Polyak rate of the target critic (1: copy every update)",
-        "critic": "shared (Q heads on the policy LM's last hidden state) or encoder "
-        "(a separate small transformer)",
-        "critic_detach": "shared critic: keep the critic's gradient out of the LM trunk",
-        "critic_hidden": "width of the Q heads' hidden layer and of the encoder critic",
-        "critic_layers": "encoder critic: transformer blocks",
-        "policy_lr": "Adam lr of the LM (None: 1e-3 tiny, 1e-4 LoRA, else 1e-5; 0 freezes it)",
-        "critic_lr": "Adam lr of the critic (heads, and the encoder)",
-        "alpha": "entropy temperature (the initial one when autotuned)",
-        "autotune_alpha": "adapt alpha toward the target entropy",
-        "alpha_lr": "Adam lr of log alpha",
-        "target_entropy_ratio": "target entropy as a share of log |A(s)| (0..1)",
-        "relabel": f"hindsight relabelling of failed episodes: {', '.join(RELABEL_STRATEGIES)}",
-        "relabel_k": "future: relabelled copies per transition (more crowd out the "
-        "real goals: 1 learnt goal-conditioned FrozenLake faster than HER's 4)",
-        "relabel_ratio": "share of failed episodes relabelled",
-        "max_grad_norm": "gradient clipping norm per network (0: off)",
-        "mixed_precision": "bfloat16 autocast for forward passes on a GPU",
-        "eval_every": "evaluate every N steps (0: only before and after)",
-        "eval_greedy": "evaluate the greedy policy (argmax candidate) instead of sampling",
-        "save_every": "checkpoint every N steps (0: only at the end)",
-        "seed": "seeds rollouts, action sampling, replay sampling and the critic's init",
-        "log_every": "print a summary line every N steps (0: never)",
-    }
+    env: str = "turngym/BabyAIText-v0"
+    """registered single-agent env id with a finite action set (info['legal_actions'])"""
+    output_dir: str = "runs/sac-glam"
+    score: str = "sum"
+    """a candidate's score: sum (GLAM: log p(candidate)) or mean (per token, no bias toward
+    short candidates)"""
+    steps: int = 100
+    """training steps (one collection + updates each)"""
+    episodes_per_step: int = 8
+    """episodes collected per step (run side by side)"""
+    warmup_steps: int = 2
+    """first steps: uniformly random candidates and no update"""
+    buffer_size: int = 100_000
+    """replay capacity in transitions (oldest evicted first)"""
+    batch_size: int = 32
+    """transitions per gradient update"""
+    utd_ratio: float = 0.5
+    """update-to-data ratio: gradient updates per new transition"""
+    gamma: float = 0.9
+    """discount"""
+    tau: float = 0.05
+    """Polyak rate of the target critic (1: copy every update)"""
+    critic: str = "shared"
+    """shared (Q heads on the policy LM's last hidden state) or encoder (a separate small
+    transformer)"""
+    critic_detach: bool = False
+    """shared critic: keep the critic's gradient out of the LM trunk"""
+    critic_hidden: int = 64
+    """width of the Q heads' hidden layer and of the encoder critic"""
+    critic_layers: int = 2
+    """encoder critic: transformer blocks"""
+    policy_lr: float | None = None
+    """Adam lr of the LM (None: 1e-3 tiny, 1e-4 LoRA, else 1e-5; 0 freezes it)"""
+    critic_lr: float = 1e-3
+    """Adam lr of the critic (heads, and the encoder)"""
+    alpha: float = 0.05
+    """entropy temperature (the initial one when autotuned)"""
+    autotune_alpha: bool = True
+    """adapt alpha toward the target entropy"""
+    alpha_lr: float = 3e-3
+    """Adam lr of log alpha"""
+    target_entropy_ratio: float = 0.3
+    """target entropy as a share of log |A(s)| (0..1)"""
+    relabel: str = field(
+        default="future",
+        metadata={
+            "help": f"hindsight relabelling of failed episodes: {', '.join(RELABEL_STRATEGIES)}"
+        },
+    )
+    relabel_k: int = 1
+    """future: relabelled copies per transition (more crowd out the real goals: 1 learnt
+    goal-conditioned FrozenLake faster than HER's 4)"""
+    relabel_ratio: float = 1.0
+    """share of failed episodes relabelled"""
+    max_grad_norm: float = 1.0
+    """gradient clipping norm per network (0: off)"""
+    mixed_precision: bool = True
+    """bfloat16 autocast for forward passes on a GPU"""
+    eval_greedy: bool = True
+    """evaluate the greedy policy (argmax candidate) instead of sampling"""
+    seed: int = 0
+    """seeds rollouts, action sampling, replay sampling and the critic's init"""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         checks: list[tuple[str, bool, str]] = [
             ("critic", self.critic in CRITICS, f"one of {', '.join(CRITICS)}"),
             ("score", self.score in SCORES, f"one of {', '.join(SCORES)}"),
@@ -189,11 +160,6 @@ class SACGLAMConfig:
                 self.policy_lr is None or (is_number(self.policy_lr) and self.policy_lr >= 0),
                 "None or a number >= 0",
             ),
-            (
-                "max_turns",
-                self.max_turns is None or is_int(self.max_turns, 1),
-                "None or an int >= 1",
-            ),
         ]
         # (low, high, low is allowed, how to say it): numbers in a range
         ranges = {
@@ -205,7 +171,6 @@ class SACGLAMConfig:
             "alpha_lr": (0, math.inf, False, "a number > 0"),
             "target_entropy_ratio": (0, 1, True, "in [0, 1]"),
             "relabel_ratio": (0, 1, True, "in [0, 1]"),
-            "max_grad_norm": (0, math.inf, True, "a number >= 0"),
         }
         for name, (low, high, closed, want) in ranges.items():
             v = getattr(self, name)
@@ -213,17 +178,9 @@ class SACGLAMConfig:
             checks.append((name, ok, want))
         for name in ("steps", "episodes_per_step", "buffer_size", "batch_size", "critic_hidden"):
             checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
-        for name in ("critic_layers", "relabel_k", "eval_episodes", "keep_checkpoints"):
+        for name in ("critic_layers", "relabel_k"):
             checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
-        for name in ("warmup_steps", "eval_every", "save_every", "lora_rank", "seed", "log_every"):
-            checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
-        record = self.eval_record_episodes
-        checks.append(("eval_record_episodes", is_int(record, 0), "an int >= 0"))
         check_config(self, checks)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return dataclasses.asdict(self)
 
 
 class _GLAMAgent(CandidateAgent):
@@ -282,6 +239,22 @@ class SACGLAMTrainer:
         >>> summary["eval_after"]["success"]  # doctest: +SKIP
 
     """
+
+    label: ClassVar[str] = "SAC-GLAM"
+    curve_panels: ClassVar[Sequence[Sequence[str]]] = (
+        ("success", "eval_success"),
+        ("critic_loss", "actor_loss"),
+        ("alpha", "entropy"),
+    )
+    line_keys: ClassVar[Sequence[str]] = (
+        "success",
+        "critic_loss",
+        "actor_loss",
+        "alpha",
+        "eval_success",
+    )
+    is_main = True  # one process: it prints, logs and writes
+    collective_save = False
 
     def __init__(self, config: SACGLAMConfig, env_fn: Callable[[], Any] | None = None) -> None:
         require_installed("llm", "SACGLAMTrainer", ("torch", "transformers", "safetensors", "peft"))
@@ -680,25 +653,15 @@ class SACGLAMTrainer:
         """The trained model (LoRA merged) + tokenizer in ``final/``, for ``hf:DIR``."""
         # hf:DIR agents pick among the legal actions by guided choice, the nearest
         # LLMAgent setting to scoring each candidate.
-        settings = {"constrained": True, "system_prompt": self.config.system_prompt}
         return save_final_model(
-            self.model,
-            self.tokenizer,
-            self.run_dir / "final",
-            bool(self.config.lora_rank),
-            settings,
+            self.model, self.tokenizer, self.run_dir / "final", self.config, constrained=True
         )
 
     # -- the loop ----------------------------------------------------------------------
 
     def train(self) -> dict[str, Any]:
         """Run (or resume) training; returns a summary with evaluation before and after."""
-        return run_training(
-            self,
-            "SAC-GLAM",
-            [["success", "eval_success"], ["critic_loss", "actor_loss"], ["alpha", "entropy"]],
-            ("success", "critic_loss", "actor_loss", "alpha", "eval_success"),
-        )
+        return run_training(self)
 
     def close(self) -> None:
         """Close the envs the trainer made."""

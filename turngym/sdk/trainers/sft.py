@@ -45,24 +45,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from turngym.hf_compat import quiet
 from turngym.sdk.batches import TrainSequence, training_sequences
 from turngym.sdk.records import Episode
-from turngym.sdk.trainers.common import (
-    COMMON_FIELD_DOCS,
-    check_config,
-    env_id_of,
-    is_int,
-    is_number,
+from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
+from turngym.sdk.trainers.config import RunConfig, check_config, is_int, is_number
+from turngym.sdk.trainers.envs import env_id_of, make_game_env, make_text_env
+from turngym.sdk.trainers.learner import (
     load_policy,
-    make_game_env,
-    make_text_env,
-    open_run_dir,
-    record_eval_episodes,
     resolve_model,
     restore_weights,
-    run_training,
-    save_checkpoint,
     save_final_model,
     scheduled_lr,
 )
+from turngym.sdk.trainers.loop import run_training
+from turngym.sdk.trainers.run_files import record_eval_episodes
 from turngym.sdk.trainers.sequences import token_logprobs
 
 if TYPE_CHECKING:
@@ -78,7 +72,7 @@ _LIVE_DEMO_EPISODES = 64
 
 
 @dataclass
-class SFTConfig:
+class SFTConfig(RunConfig):
     """Everything an SFT run needs; every field is a ``turngym train sft`` flag.
 
     Each evaluation (before training, every ``eval_every`` steps, after) saves
@@ -87,82 +81,57 @@ class SFTConfig:
     this config to ``output_dir/config.json``.
     """
 
-    env: str = "turngym/FrozenLake-v0"
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    wrappers: list[str] = field(default_factory=list)
-    model: str = "tiny"
-    output_dir: str = "runs/sft"
-    system_prompt: str | None = None
-    demos: str = "expert"
-    episodes: int | None = None
-    demo_seed: int = 0
-    only_success: bool = True
-    max_turns: int | None = None
-    epochs: int = 3
-    steps: int = 0
-    batch_size: int = 16
-    micro_batch_size: int = 16
-    lr: float | None = None
-    lr_schedule: str = "linear"
-    warmup_steps: int = 0
-    weight_decay: float = 0.0
-    max_grad_norm: float = 1.0
-    lora_rank: int = 0
-    lora_alpha: int = 16
-    max_new_tokens: int = 32
-    temperature: float = 1.0
-    constrained: bool = True
-    device: str | None = None
-    dtype: str | None = None
-    mixed_precision: bool = True
-    eval_every: int = 0
-    eval_episodes: int = 64
-    eval_seed: int = 1_000_000_000
-    eval_greedy: bool = True
-    eval_record_episodes: int = 4
-    eval_opponent: str = "random"
-    save_every: int = 50
-    keep_checkpoints: int = 2
-    seed: int = 0
-    tensorboard: bool = True
-    progress: bool = True
-    log_every: int = 10
-    resume: bool = False
+    trainer: ClassVar[str] = "sft"
 
-    __field_docs__: ClassVar[dict[str, str]] = {
-        **COMMON_FIELD_DOCS,
-        "env": "registered env or game id the demonstrations are of (and evaluation runs on)",
-        "demos": "expert (play the env's scripted expert; games: on every seat), hf:DIR "
-        "(play a saved model) or a file or directory of Episode records (turngym collect)",
-        "episodes": f"live demos: episodes to play (None: {_LIVE_DEMO_EPISODES}); "
-        "files: use the first N (None: all)",
-        "demo_seed": "first seed of the live demonstration episodes (below eval_seed)",
-        "only_success": "single-agent envs: keep only the episodes that succeeded "
-        "(games keep every episode)",
-        "epochs": "passes over the demonstration sequences",
-        "steps": "optimiser steps (0: epochs x ceil(sequences / batch_size))",
-        "batch_size": "sequences per optimiser step",
-        "micro_batch_size": "sequences per forward (gradients accumulate over them)",
-        "lr": "AdamW learning rate (None: 3e-3 for tiny, 1e-4 with LoRA, else 1e-5)",
-        "lr_schedule": "constant, linear (to 0 at the last step) or cosine",
-        "warmup_steps": "steps of linear warm-up from 0 to lr",
-        "weight_decay": "AdamW weight decay",
-        "max_grad_norm": "gradient clipping norm (0: off)",
-        "max_new_tokens": "evaluation: most tokens generated per action",
-        "temperature": "evaluation: sampling temperature",
-        "constrained": "evaluation (and the saved agent): decode only the env's legal "
-        "actions when it lists them",
-        "mixed_precision": "bfloat16 autocast for the update on a GPU",
-        "eval_every": "evaluate every N steps (0: only before and after)",
-        "eval_greedy": "evaluate the greedy policy (as hf:RUN/final agents play) instead of "
-        "the sampled one",
-        "eval_opponent": "games: the opponent agent in evaluation (random, expert)",
-        "save_every": "checkpoint every N steps (0: only at the end)",
-        "seed": "seeds the shuffled order of every epoch and evaluation sampling",
-        "log_every": "print a summary line every N steps (0: never)",
-    }
+    env: str = "turngym/FrozenLake-v0"
+    """registered env or game id the demonstrations are of (and evaluation runs on)"""
+    output_dir: str = "runs/sft"
+    demos: str = "expert"
+    """expert (play the env's scripted expert; games: on every seat), hf:DIR (play a saved
+    model) or a file or directory of Episode records (turngym collect)"""
+    episodes: int | None = field(
+        default=None,
+        metadata={
+            "help": f"live demos: episodes to play (None: {_LIVE_DEMO_EPISODES}); "
+            "files: use the first N (None: all)"
+        },
+    )
+    demo_seed: int = 0
+    """first seed of the live demonstration episodes (below eval_seed)"""
+    only_success: bool = True
+    """single-agent envs: keep only the episodes that succeeded (games keep every episode)"""
+    epochs: int = 3
+    """passes over the demonstration sequences"""
+    steps: int = 0
+    """optimiser steps (0: epochs x ceil(sequences / batch_size))"""
+    batch_size: int = 16
+    """sequences per optimiser step"""
+    micro_batch_size: int = 16
+    """sequences per forward (gradients accumulate over them)"""
+    lr: float | None = None
+    """AdamW learning rate (None: 3e-3 for tiny, 1e-4 with LoRA, else 1e-5)"""
+    lr_schedule: str = "linear"
+    """constant, linear (to 0 at the last step) or cosine"""
+    weight_decay: float = 0.0
+    """AdamW weight decay"""
+    max_new_tokens: int = 32
+    """evaluation: most tokens generated per action"""
+    temperature: float = 1.0
+    """evaluation: sampling temperature"""
+    constrained: bool = True
+    """evaluation (and the saved agent): decode only the env's legal actions when it lists them"""
+    eval_every: int = 0
+    eval_greedy: bool = True
+    """evaluate the greedy policy (as hf:RUN/final agents play) instead of the sampled one"""
+    eval_opponent: str = "random"
+    """games: the opponent agent in evaluation (random, expert)"""
+    save_every: int = 50
+    seed: int = 0
+    """seeds the shuffled order of every epoch and evaluation sampling"""
+    log_every: int = 10
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         checks: list[tuple[str, bool, str]] = [
             (
                 "demos",
@@ -182,32 +151,17 @@ class SFTConfig:
             ),
             ("temperature", is_number(self.temperature) and self.temperature > 0, "a number > 0"),
             ("weight_decay", is_number(self.weight_decay) and self.weight_decay >= 0, ">= 0"),
-            ("max_grad_norm", is_number(self.max_grad_norm) and self.max_grad_norm >= 0, ">= 0"),
             ("eval_opponent", self.eval_opponent in ("random", "expert"), "random or expert"),
-            (
-                "max_turns",
-                self.max_turns is None or is_int(self.max_turns, 1),
-                "None or an int >= 1",
-            ),
+            ("demo_seed", is_int(self.demo_seed, 0), "an int >= 0"),
         ]
         for name in ("epochs", "batch_size", "micro_batch_size", "max_new_tokens"):
             checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
-        for name in ("eval_episodes", "keep_checkpoints"):
-            checks.append((name, is_int(getattr(self, name), 1), "an int >= 1"))
-        for name in ("steps", "warmup_steps", "lora_rank", "eval_every", "save_every"):
-            checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
-        for name in ("demo_seed", "seed", "log_every", "eval_record_episodes"):
-            checks.append((name, is_int(getattr(self, name), 0), "an int >= 0"))
         check_config(self, checks)
 
     @property
     def live(self) -> bool:
         """Whether the demonstrations are played live (an agent name) rather than read."""
         return self.demos == "expert" or self.demos.startswith("hf:")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return dataclasses.asdict(self)
 
 
 def demo_tokens(episode: Episode, agent: LLMAgent) -> Episode:
@@ -284,6 +238,15 @@ class SFTTrainer:
         >>> summary["eval_before"]["success"], summary["eval_after"]["success"]  # doctest: +SKIP
 
     """
+
+    label: ClassVar[str] = "SFT"
+    curve_panels: ClassVar[Sequence[Sequence[str]]] = (
+        ("loss",),
+        ("token_prob", "eval_success", "eval_nonloss"),
+    )
+    line_keys: ClassVar[Sequence[str]] = ("loss", "token_prob", "eval_success")
+    is_main = True  # one process: it prints, logs and writes
+    collective_save = False
 
     def __init__(self, config: SFTConfig) -> None:
         import torch
@@ -379,7 +342,7 @@ class SFTTrainer:
     def demonstrations(self) -> list[Episode]:
         """The episodes to imitate: played live or read, then filtered by success."""
         from turngym.sdk.episode_files import load_episodes, save_episodes
-        from turngym.sdk.trainers.common import latest_checkpoint
+        from turngym.sdk.trainers.checkpoints import latest_checkpoint
 
         c = self.config
         saved = self.run_dir / DEMO_FILE
@@ -634,10 +597,8 @@ class SFTTrainer:
 
         ``turngym train grpo --model RUN/final`` (or sac-glam, archer) continues from it.
         """
-        c = self.config
-        settings = {"constrained": c.constrained, "system_prompt": c.system_prompt}
         target = self.run_dir / "final"
-        return save_final_model(self.model, self.tokenizer, target, bool(c.lora_rank), settings)
+        return save_final_model(self.model, self.tokenizer, target, self.config)
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -647,12 +608,7 @@ class SFTTrainer:
         Besides ``run_training``'s keys, ``demos`` says what was imitated: episodes,
         their success rate, how many were kept, sequences and action tokens.
         """
-        summary = run_training(
-            self,
-            "SFT",
-            [["loss"], ["token_prob", "eval_success", "eval_nonloss"]],
-            ("loss", "token_prob", "eval_success"),
-        )
+        summary = run_training(self)
         return {**summary, "demos": dict(self.demo_stats)}
 
     def close(self) -> None:
