@@ -5,11 +5,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -153,6 +155,107 @@ def test_a_minihack_episode_ends_with_success_and_the_task_reward() -> None:
         env.close()
 
 
+def _levels_and_statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, Any, str]]:
+    """(task, des-file text, reward manager, statement) for every MiniHack id.
+
+    The des-file is caught on its way to MiniHack's level compiler: MiniHack keeps no
+    copy of it, and it is the one place that says what the level holds.
+    """
+    from turngym.envs.adapters.nethack import MiniHackEnv, _import_minihack
+
+    _import_minihack()
+    import minihack.base
+
+    caught: list[str] = []
+    patch = minihack.base.MiniHack._patch_nhdat
+
+    def catch(native: Any, des_file: str) -> None:
+        caught.append(des_file)
+        patch(native, des_file)
+
+    monkeypatch.setattr(minihack.base.MiniHack, "_patch_nhdat", catch)
+    found = []
+    for task in map(minihack_task, MINIHACK_TASKS):
+        env = MiniHackEnv(task)
+        try:
+            des = caught[-1]
+            if des.endswith(".des"):  # a file of MiniHack's, else the text itself
+                des = (Path(minihack.base.PATH_DAT_DIR) / des).read_text()
+            found.append((task, des, env._native.reward_manager, env.instruction))
+        finally:
+            env.close()
+    return found
+
+
+def _has_stairs_down(des: str) -> bool:
+    """A des-file places a staircase down: a ``STAIR:...,down`` line or ``>`` on its map."""
+    if re.search(r"^\s*STAIR\s*:.*\bdown\s*$", des, re.MULTILINE):
+        return True
+    maps = re.findall(r"^MAP\n(.*?)^ENDMAP", des, re.MULTILINE | re.DOTALL)
+    return any(">" in m for m in maps)
+
+
+def test_a_statement_names_the_staircase_only_where_the_level_has_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _minihack()
+    wrong = [
+        f"{task}: {'has' if stairs else 'lacks'} a staircase down, told {statement!r}"
+        for task, des, _, statement in _levels_and_statements(monkeypatch)
+        if (stairs := _has_stairs_down(des)) != ("staircase down" in statement)
+    ]
+    assert not wrong, wrong
+
+
+# What each of MiniHack's message events stands for: the words a statement must hold.
+# A message missing here fails the test below, so a new MiniHack task cannot slip by.
+_MESSAGE_GOALS = {
+    "This apple is delicious": ("eat", "apple"),
+    "amulet (being worn).": ("put on", "amulet"),
+    "You are now wearing a robe": ("wear", "robe"),
+    "dagger (weapon in hand)": ("wield", "dagger"),
+    "The feeling subsides.": ("zap", "wand"),
+    "This scroll seems to be blank.": ("read", "scroll"),
+    "The bolt of cold bounces!": ("bolt of cold", "bounce"),
+    "You float up": ("levitat",),
+    "squeak": ("squeak",),
+}
+_CUSTOM_GOALS = {"stairs_reward_function": ("staircase down",)}
+
+
+def test_a_statement_names_what_the_reward_manager_rewards(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each id's goal against the reward manager MiniHack's env class builds."""
+    _minihack()
+    from minihack.reward_manager import LocActionEvent, MessageEvent
+
+    wrong = []
+    for task, _, manager, statement in _levels_and_statements(monkeypatch):
+        told = statement.lower()
+        if manager is None:  # MiniHack's default goal: the staircase down
+            needed = [("staircase down",)]
+        else:
+            needed = [_CUSTOM_GOALS[f.__name__] for f in manager.custom_reward_functions]
+            for event in manager.events:
+                if isinstance(event, LocActionEvent):
+                    needed.append((event.action.name.lower(), event.loc))
+                elif isinstance(event, MessageEvent) and event.messages == ["Mission Complete."]:
+                    continue  # ExploreMaze's: never said, it only keeps the episode going
+                elif isinstance(event, MessageEvent) and event.messages[0].startswith("You kill"):
+                    needed.append((event.messages[0].removeprefix("You ").lower(),))
+                else:
+                    assert isinstance(event, MessageEvent), (task, event)
+                    cue = next(m for m in event.messages if m in _MESSAGE_GOALS)
+                    needed.append(_MESSAGE_GOALS[cue])
+                if event.reward != 1:  # a reward other than MiniHack's usual one is told
+                    needed.append((f"{event.reward:+g}",))
+        missing = [w for words in needed for w in words if w not in told]
+        if missing:
+            wrong.append(f"{task}: {statement!r} lacks {missing}")
+    assert not wrong, wrong
+
+
 def test_bad_arguments_are_one_line_value_errors() -> None:
     from turngym.envs.adapters.nethack import MiniHackEnv, NetHackEnv
 
@@ -249,3 +352,21 @@ def test_a_finished_game_leaves_the_hosts_signals_alone():
         ["bash", "-c", "ulimit -S -t 1; ulimit -H -t 2; while :; do :; done"], timeout=60
     )
     assert loop.returncode == -signal.SIGXCPU
+
+
+def test_a_task_missing_from_the_goal_table_is_told_its_rewarded_events() -> None:
+    from types import SimpleNamespace
+
+    from turngym.envs.adapters.nethack import minihack_goal
+
+    manager = SimpleNamespace(
+        events=[
+            SimpleNamespace(messages=["You kill the newt"], reward=1),
+            SimpleNamespace(action=SimpleNamespace(name="PRAY"), loc="altar", reward=-0.5),
+        ]
+    )
+    assert minihack_goal("Brand-New-Task", manager) == (
+        "Earn the rewards of MiniHack's events: the message 'You kill the newt' (+1); "
+        "pray at the altar (-0.5)."
+    )
+    assert minihack_goal("Brand-New-Task", None) == "Reach the staircase down (>)."

@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 
 from turngym.core import Invalid, Outcome, TextEnv, match_action
-from turngym.envs.adapters.nethack_tasks import MINIHACK_TASKS, minihack_task
+from turngym.envs.adapters.nethack_tasks import MINIHACK_GOALS, MINIHACK_TASKS, minihack_task
 from turngym.extras import needs_extra
 
-__all__ = ["MiniHackEnv", "NetHackEnv", "action_name", "render_text"]
+__all__ = ["MiniHackEnv", "NetHackEnv", "action_name", "minihack_goal", "render_text"]
 
 # NLE's arrays a text observation needs; fewer keys, less copying per step.
 _KEYS = ("tty_chars", "inv_letters", "inv_strs")
@@ -52,18 +52,8 @@ _COMPASS = {
     "NW": "northwest",
 }
 
-# One line per MiniHack task family (the id's first word); the rest reach the stairs,
-# which ends every MiniHack episode (its base task is NLE's staircase task).
-_GOALS = {
-    "Eat": "Eat the apple.",
-    "Wield": "Wield the dagger.",
-    "Wear": "Wear the robe.",
-    "PutOn": "Put on the amulet.",
-    "Zap": "Zap the wand.",
-    "Read": "Read the scroll.",
-    "Pray": "Pray at the altar.",
-    "Sink": "Quaff from the sink.",
-}
+# MiniHack's default goal, where a task's class sets no reward manager (its base task is
+# NLE's staircase task); the goals of the others are nethack_tasks.MINIHACK_GOALS.
 _STAIRS = "Reach the staircase down (>)."
 
 _TASK_IDS = {minihack_task(t): f"MiniHack-{t}" for t in MINIHACK_TASKS}
@@ -140,6 +130,30 @@ def render_text(
             for k, letter in enumerate(letters)
         ] or ["(empty)"]
     return "\n".join(parts)
+
+
+def minihack_goal(task: str, reward_manager: Any) -> str:
+    """The goal of a MiniHack task, from the reward manager its env class built.
+
+    No reward manager: MiniHack's default goal, the staircase down. Otherwise the task's
+    line in ``MINIHACK_GOALS``, or, for a task that table lacks, the rewarded events
+    themselves as MiniHack names them.
+    """
+    if reward_manager is None:
+        return _STAIRS
+    starts = [start for start in MINIHACK_GOALS if task.startswith(start)]
+    if starts:
+        return MINIHACK_GOALS[max(starts, key=len)]
+    events = []
+    for event in getattr(reward_manager, "events", ()):
+        messages = getattr(event, "messages", None)
+        if messages:
+            what = f"the message {messages[0]!r}"
+        else:
+            action, place = getattr(event, "action", None), getattr(event, "loc", None)
+            what = f"{getattr(action, 'name', action)} at the {place}".lower()
+        events.append(f"{what} ({event.reward:+g})")
+    return "Earn the rewards of MiniHack's events: " + ("; ".join(events) or "none") + "."
 
 
 _STATUS_NAMES: dict[Any, str] = {}
@@ -418,7 +432,8 @@ class MiniHackEnv(_NLETextEnv):
         )
         self.task = task
         self.inventory = bool(inventory)
-        self.instruction = f"MiniHack task {task}: {_GOALS.get(task.split('-')[0], _STAIRS)}"
+        goal = minihack_goal(task, getattr(native, "reward_manager", None))
+        self.instruction = f"MiniHack task {task}: {goal}"
         super().__init__(native, **kwargs)
 
     def _succeeded(self, status: Any, info: dict[str, Any]) -> bool:
