@@ -124,6 +124,79 @@ def test_nethack_observation_and_action_names() -> None:
         env.close()
 
 
+def _message_and_hint(obs: str) -> tuple[str, str]:
+    lines = obs.split("\n")
+    at = next(k for k, line in enumerate(lines) if line.startswith("Message: "))
+    hint = lines[at + 1] if lines[at + 1].startswith("Prompt keys") else ""
+    return lines[at], hint
+
+
+def test_a_prompt_says_which_action_answers_each_of_its_keys() -> None:
+    """Real prompts of a real game: each key in the brackets is named by its action."""
+    env = gym.make("turngym/nethack-v0", character="wiz-hum-neu-mal")
+    try:
+        obs, _ = env.reset(seed=0)
+        assert _message_and_hint(obs)[1] == ""  # no prompt, no hint
+        obs, *_ = env.step("zap")
+        message, hint = _message_and_hint(obs)
+        assert message == "Message: What do you want to zap? [c or ?*]"
+        assert hint == "Prompt keys as actions: c = close, * = seeall; ? has none; esc cancels."
+        obs, *_, info = env.step("close")  # the wand, item c
+        assert not info["invalid_action"]
+        assert "zap" not in _message_and_hint(obs)[0] and "Never mind" not in obs
+        env.step("esc")
+        env.step("esc")
+        obs, *_ = env.step("drop")
+        message, hint = _message_and_hint(obs)
+        assert message == "Message: What do you want to drop? [a-m or ?*]"
+        assert hint.startswith("Prompt keys as actions: a = apply, b = southwest, c = close,")
+        assert "m = move, * = seeall;" in hint
+        env.step("esc")
+        obs, *_ = env.step("pray")
+        message, hint = _message_and_hint(obs)
+        assert message == "Message: Are you sure you want to pray? [yn] (n)"
+        assert hint == "Prompt keys as actions: y = northwest, n = southeast; esc cancels."
+        obs, *_ = env.step("southeast")  # n: no prayer
+        # the message line still shows the answered prompt: NetHack waits no more, no hint
+        assert _message_and_hint(obs) == (message, "")
+        obs, *_ = env.step("pray")
+        obs, *_ = env.step("northwest")  # y
+        message, hint = _message_and_hint(obs)
+        assert message.startswith("Message: You begin praying") and message.endswith("--More--")
+        assert hint == "Prompt keys as actions: --More-- = more; esc cancels."
+    finally:
+        env.close()
+
+
+def test_prompt_keys_expand_ranges_and_name_every_action_of_a_key() -> None:
+    from nle import nethack
+
+    from turngym.envs.adapters.nethack import action_name, prompt_hint
+
+    names: dict[str, list[str]] = {}
+    for action in nethack.ACTIONS:
+        names.setdefault(chr(int(action)), []).append(action_name(action))
+    assert prompt_hint("What do you want to zap? [f or ?*]", names) == (
+        "Prompt keys as actions: f = fire, * = seeall; ? has none; esc cancels."
+    )
+    assert prompt_hint("What do you want to wield? [- a-c or ?*]", names) == (
+        "Prompt keys as actions: - = minus, a = apply, b = southwest, c = close, * = seeall; "
+        "? has none; esc cancels."
+    )
+    assert prompt_hint("Pay? [$ or ?*]", names).startswith(  # type: ignore[union-attr]
+        "Prompt keys as actions: $ = seegold or dollar,"
+    )
+    assert prompt_hint("You see here a dagger [sic].  The dog bites!", names) is None
+    assert prompt_hint("Hello Agent, welcome to NetHack!--More--", names) == (
+        "Prompt keys as actions: --More-- = more; esc cancels."
+    )
+    # a restricted action set (MiniHack's): the keys it lacks are said to have none
+    few = {"f": ["fire"], "k": ["north"]}
+    assert prompt_hint("What do you want to zap? [fg or ?*]", few) == (
+        "Prompt keys as actions: f = fire; g, ?, * have none."
+    )
+
+
 def test_one_seed_replays_one_game_and_seeds_differ() -> None:
     moves = ["search", "north", "east", "far south", "west", "esc", "pickup", "more"] * 12
     first = _play("turngym/nethack-v0", 11, moves)
