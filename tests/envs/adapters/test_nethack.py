@@ -443,3 +443,22 @@ def test_a_task_missing_from_the_goal_table_is_told_its_rewarded_events() -> Non
         "pray at the altar (-0.5)."
     )
     assert minihack_goal("Brand-New-Task", None) == "Reach the staircase down (>)."
+
+
+def test_a_penalty_that_ends_a_minihack_episode_is_no_success() -> None:
+    """Memento's squeaky board ends the episode with -1, which MiniHack's end status
+    calls TASK_SUCCESSFUL (any ending event is); the episode did not solve the task."""
+    _minihack()
+    env = gym.make("turngym/minihack.Memento-Short-F2-v0")
+    try:
+        obs, _ = env.reset(seed=0)
+        # the blue jelly's half of the des-file: its squeaky board lies at (9, 7)
+        assert "j" in obs.split("\nMap:\n", 1)[1]
+        for action in ["east"] * 7 + ["south"] * 3 + ["east"]:
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        assert terminated and reward == -1.0 and info["end_status"] == "task_successful"
+        assert info["success"] is False
+    finally:
+        env.close()

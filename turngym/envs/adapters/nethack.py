@@ -472,7 +472,7 @@ class MiniHackEnv(_NLETextEnv):
     """One of MiniHack's registered tasks as text (``turngym/minihack.<task>-v0``).
 
     The task's own action set, reward, step limit and end; ``success`` is MiniHack's
-    ``TASK_SUCCESSFUL`` end status.
+    ``TASK_SUCCESSFUL`` end status, unless a penalised event of the task ended it.
 
     Args:
         task: the task, MiniHack's id without ``MiniHack-`` and the version
@@ -515,4 +515,9 @@ class MiniHackEnv(_NLETextEnv):
         super().__init__(native, **kwargs)
 
     def _succeeded(self, status: Any, info: dict[str, Any]) -> bool:
-        return bool(status == status.TASK_SUCCESSFUL)
+        if status != status.TASK_SUCCESSFUL:
+            return False
+        # MiniHack says TASK_SUCCESSFUL whenever its reward manager's ending events
+        # happened, a penalty among them (Memento's squeaky board, -1): that is no success.
+        events = getattr(getattr(self._native, "reward_manager", None), "events", ())
+        return not any(event.achieved and event.reward < 0 for event in events)
