@@ -195,6 +195,9 @@ def test_prompt_keys_expand_ranges_and_name_every_action_of_a_key() -> None:
     assert prompt_hint("What do you want to zap? [fg or ?*]", few) == (
         "Prompt keys as actions: f = fire; g, ?, * have none."
     )
+    assert prompt_hint("Really quit? [yn] (n)", few) == (
+        "Prompt keys as actions: none; y, n have none."
+    )
 
 
 def test_one_seed_replays_one_game_and_seeds_differ() -> None:

@@ -132,7 +132,7 @@ def prompt_hint(message: str, names: Mapping[str, Sequence[str]]) -> str | None:
     none = [key for key in keys if key not in names]
     if not answers and not none:
         return None
-    parts = [f"Prompt keys as actions: {', '.join(answers)}" if answers else "Prompt keys"]
+    parts = [f"Prompt keys as actions: {', '.join(answers) or 'none'}"]
     if none:
         parts.append(f"{', '.join(none)} {'has' if len(none) == 1 else 'have'} none")
     if _ESC in names:
