@@ -60,6 +60,15 @@ class UnknownLegalAction(TicTacToe):
         return [*super()._legal(), "zz"]
 
 
+class CaseBlind(TicTacToe):
+    """Takes only the spelling as listed, though no two of its actions differ by case."""
+
+    def _parse(self, action):
+        if action not in self.action_names:
+            return Invalid("unknown action")
+        return super()._parse(action)
+
+
 class AcceptsGarbage(TicTacToe):
     def _parse(self, action):
         parsed = super()._parse(action)
@@ -82,6 +91,7 @@ def test_a_good_game_passes():
         (NeverEnds, "random-game properties", "no end after"),
         (UnknownLegalAction, "fuzzed actions", "not in action_names"),
         (AcceptsGarbage, "fuzzed actions", "garbage was accepted"),
+        (CaseBlind, "fuzzed actions", "a legal action was marked invalid"),
         (ConvertsAnyNumber, "fuzzed actions", "raised ValueError"),
     ],
 )

@@ -28,6 +28,7 @@ from turngym.testing.text import (
     CheckReport,
     CheckResult,
     ConformanceError,
+    _case_clashes,
     _fuzz_actions,
     _mixed_policy,
     _near_legal,
@@ -190,7 +191,8 @@ def _check_fuzz(make: Callable[..., Any], seed: int, n_fuzz: int) -> str:
             kind, action = next(_fuzz_actions(rng, legal))
         must_accept = kind == "legal"
         if kind == "near":
-            action, must_accept = _near_legal(rng, action)
+            clashes = _case_clashes([*game.action_names, *legal])
+            action, must_accept = _near_legal(rng, action, clashes)
         counts[kind] = counts.get(kind, 0) + 1
         where = f"fuzz step {i} ({kind} action {str(action)[:40]!r})"
         try:

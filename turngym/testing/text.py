@@ -22,7 +22,7 @@ import re
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,15 +125,44 @@ def _random_unicode(rng: np.random.Generator, n: int) -> str:
     return "".join(out)
 
 
-def _near_legal(rng: np.random.Generator, action: str) -> tuple[str, bool]:
-    """A variant of a legal action; True when the contract says it must be accepted."""
+def _case_clashes(names: Iterable[str]) -> frozenset[str]:
+    """The normalized spellings shared by two or more of ``names`` (Oware's ``a`` and ``A``).
+
+    >>> sorted(_case_clashes(["A", "a", "B", "pass", "pass"]))
+    ['a']
+    """
+    first: dict[str, str] = {}
+    clashes = set()
+    for name in names:
+        key = normalize_action(name)
+        if first.setdefault(key, name) != name:
+            clashes.add(key)
+    return frozenset(clashes)
+
+
+def _action_universe(env: Any) -> tuple[str, ...]:
+    """An env's fixed action names, or a game view's game's; () when it has none."""
+    inner = getattr(env, "unwrapped", env)
+    names = getattr(inner, "action_names", None) or getattr(
+        getattr(inner, "game", None), "action_names", None
+    )
+    return tuple(names) if isinstance(names, (tuple, list)) else ()
+
+
+def _near_legal(
+    rng: np.random.Generator, action: str, clashes: frozenset[str] = frozenset()
+) -> tuple[str, bool]:
+    """A variant of a legal action; True when the contract says it must be accepted.
+
+    A change of case must be accepted unless case tells two actions apart: ``clashes``
+    (from ``_case_clashes``) holds the spellings where it does.
+    """
     kind = int(rng.integers(8))
-    if kind == 0:
-        return action.upper(), True
+    if kind in (0, 2):
+        variant = action.upper() if kind == 0 else action.title()
+        return variant, variant == action or normalize_action(variant) not in clashes
     if kind == 1:
         return f"  {action}\n", True
-    if kind == 2:
-        return action.title(), True
     if kind == 3 and len(action) > 1:
         i = int(rng.integers(len(action)))
         return action[:i] + action[i + 1 :], False
@@ -365,6 +394,7 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
         _validate_info(env, info, where="reset", done=False)
         finite = info.get("legal_actions") is not None
         oversized = _oversized(info.get("legal_actions"))
+        universe = _action_universe(env)
         episode = 0
         for i in range(len(oversized) + n_fuzz):
             legal = info.get("legal_actions")
@@ -376,7 +406,8 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
                 kind, action = next(_fuzz_actions(rng, legal))
             must_accept = kind == "legal"
             if kind == "near":
-                action, must_accept = _near_legal(rng, action)
+                clashes = _case_clashes([*universe, *(legal or ())])
+                action, must_accept = _near_legal(rng, action, clashes)
             counts[kind] = counts.get(kind, 0) + 1
             where = f"fuzz step {i} ({kind} action {str(action)[:40]!r})"
             try:

@@ -212,6 +212,24 @@ def test_the_text_names_what_the_agent_carries():
     assert "You carry a yellow key." in obs
 
 
+@pytest.mark.parametrize("level", ["PutNextS5N2Carrying", "PutNextS6N3Carrying"])
+def test_an_object_carried_from_the_start_is_carried_not_on_the_floor(level):
+    """minigrid's Carrying levels hand the agent its object after drawing the first view,
+    so that view shows it on the floor where it was placed and not in the agent's hands."""
+    env = gym.make(f"turngym/babyai.{level}-v0")
+    for seed in range(8):
+        obs, _ = env.reset(seed=seed)
+        inner = env.unwrapped.minigrid
+        held = f"a {inner.carrying.color} {inner.carrying.type}"
+        assert f"You carry {held}." in obs
+        # the level's objects are unique by colour and kind: the one held is nowhere else
+        assert f"You see {held} " not in obs, (seed, obs)
+        fresh = describe_view(
+            inner.gen_obs()["image"], env.unwrapped._objects, env.unwrapped._colors, held
+        )
+        assert obs.endswith("\n".join(fresh))
+
+
 # -- the expert ------------------------------------------------------------------------
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -122,6 +124,82 @@ def test_nethack_observation_and_action_names() -> None:
         env.close()
 
 
+def _message_and_hint(obs: str) -> tuple[str, str]:
+    lines = obs.split("\n")
+    at = next(k for k, line in enumerate(lines) if line.startswith("Message: "))
+    hint = lines[at + 1] if lines[at + 1].startswith("Prompt keys") else ""
+    return lines[at], hint
+
+
+def test_a_prompt_says_which_action_answers_each_of_its_keys() -> None:
+    """Real prompts of a real game: each key in the brackets is named by its action."""
+    env = gym.make("turngym/nethack-v0", character="wiz-hum-neu-mal")
+    try:
+        obs, _ = env.reset(seed=0)
+        assert _message_and_hint(obs)[1] == ""  # no prompt, no hint
+        obs, *_ = env.step("zap")
+        message, hint = _message_and_hint(obs)
+        assert message == "Message: What do you want to zap? [c or ?*]"
+        assert hint == "Prompt keys as actions: c = close, * = seeall; ? has none; esc cancels."
+        obs, *_, info = env.step("close")  # the wand, item c
+        assert not info["invalid_action"]
+        assert "zap" not in _message_and_hint(obs)[0] and "Never mind" not in obs
+        env.step("esc")
+        env.step("esc")
+        obs, *_ = env.step("drop")
+        message, hint = _message_and_hint(obs)
+        assert message == "Message: What do you want to drop? [a-m or ?*]"
+        assert hint.startswith("Prompt keys as actions: a = apply, b = southwest, c = close,")
+        assert "m = move, * = seeall;" in hint
+        env.step("esc")
+        obs, *_ = env.step("pray")
+        message, hint = _message_and_hint(obs)
+        assert message == "Message: Are you sure you want to pray? [yn] (n)"
+        assert hint == "Prompt keys as actions: y = northwest, n = southeast; esc cancels."
+        obs, *_ = env.step("southeast")  # n: no prayer
+        # the message line still shows the answered prompt: NetHack waits no more, no hint
+        assert _message_and_hint(obs) == (message, "")
+        obs, *_ = env.step("pray")
+        obs, *_ = env.step("northwest")  # y
+        message, hint = _message_and_hint(obs)
+        assert message.startswith("Message: You begin praying") and message.endswith("--More--")
+        assert hint == "Prompt keys as actions: --More-- = more; esc cancels."
+    finally:
+        env.close()
+
+
+def test_prompt_keys_expand_ranges_and_name_every_action_of_a_key() -> None:
+    from nle import nethack
+
+    from turngym.envs.adapters.nethack import action_name, prompt_hint
+
+    names: dict[str, list[str]] = {}
+    for action in nethack.ACTIONS:
+        names.setdefault(chr(int(action)), []).append(action_name(action))
+    assert prompt_hint("What do you want to zap? [f or ?*]", names) == (
+        "Prompt keys as actions: f = fire, * = seeall; ? has none; esc cancels."
+    )
+    assert prompt_hint("What do you want to wield? [- a-c or ?*]", names) == (
+        "Prompt keys as actions: - = minus, a = apply, b = southwest, c = close, * = seeall; "
+        "? has none; esc cancels."
+    )
+    assert prompt_hint("Pay? [$ or ?*]", names).startswith(  # type: ignore[union-attr]
+        "Prompt keys as actions: $ = seegold or dollar,"
+    )
+    assert prompt_hint("You see here a dagger [sic].  The dog bites!", names) is None
+    assert prompt_hint("Hello Agent, welcome to NetHack!--More--", names) == (
+        "Prompt keys as actions: --More-- = more; esc cancels."
+    )
+    # a restricted action set (MiniHack's): the keys it lacks are said to have none
+    few = {"f": ["fire"], "k": ["north"]}
+    assert prompt_hint("What do you want to zap? [fg or ?*]", few) == (
+        "Prompt keys as actions: f = fire; g, ?, * have none."
+    )
+    assert prompt_hint("Really quit? [yn] (n)", few) == (
+        "Prompt keys as actions: none; y, n have none."
+    )
+
+
 def test_one_seed_replays_one_game_and_seeds_differ() -> None:
     moves = ["search", "north", "east", "far south", "west", "esc", "pickup", "more"] * 12
     first = _play("turngym/nethack-v0", 11, moves)
@@ -151,6 +229,107 @@ def test_a_minihack_episode_ends_with_success_and_the_task_reward() -> None:
         assert total > 0.9  # MiniHack's reward of 1 for the stairs, less its small step costs
     finally:
         env.close()
+
+
+def _levels_and_statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, Any, str]]:
+    """(task, des-file text, reward manager, statement) for every MiniHack id.
+
+    The des-file is caught on its way to MiniHack's level compiler: MiniHack keeps no
+    copy of it, and it is the one place that says what the level holds.
+    """
+    from turngym.envs.adapters.nethack import MiniHackEnv, _import_minihack
+
+    _import_minihack()
+    import minihack.base
+
+    caught: list[str] = []
+    patch = minihack.base.MiniHack._patch_nhdat
+
+    def catch(native: Any, des_file: str) -> None:
+        caught.append(des_file)
+        patch(native, des_file)
+
+    monkeypatch.setattr(minihack.base.MiniHack, "_patch_nhdat", catch)
+    found = []
+    for task in map(minihack_task, MINIHACK_TASKS):
+        env = MiniHackEnv(task)
+        try:
+            des = caught[-1]
+            if des.endswith(".des"):  # a file of MiniHack's, else the text itself
+                des = (Path(minihack.base.PATH_DAT_DIR) / des).read_text()
+            found.append((task, des, env._native.reward_manager, env.instruction))
+        finally:
+            env.close()
+    return found
+
+
+def _has_stairs_down(des: str) -> bool:
+    """A des-file places a staircase down: a ``STAIR:...,down`` line or ``>`` on its map."""
+    if re.search(r"^\s*STAIR\s*:.*\bdown\s*$", des, re.MULTILINE):
+        return True
+    maps = re.findall(r"^MAP\n(.*?)^ENDMAP", des, re.MULTILINE | re.DOTALL)
+    return any(">" in m for m in maps)
+
+
+def test_a_statement_names_the_staircase_only_where_the_level_has_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _minihack()
+    wrong = [
+        f"{task}: {'has' if stairs else 'lacks'} a staircase down, told {statement!r}"
+        for task, des, _, statement in _levels_and_statements(monkeypatch)
+        if (stairs := _has_stairs_down(des)) != ("staircase down" in statement)
+    ]
+    assert not wrong, wrong
+
+
+# What each of MiniHack's message events stands for: the words a statement must hold.
+# A message missing here fails the test below, so a new MiniHack task cannot slip by.
+_MESSAGE_GOALS = {
+    "This apple is delicious": ("eat", "apple"),
+    "amulet (being worn).": ("put on", "amulet"),
+    "You are now wearing a robe": ("wear", "robe"),
+    "dagger (weapon in hand)": ("wield", "dagger"),
+    "The feeling subsides.": ("zap", "wand"),
+    "This scroll seems to be blank.": ("read", "scroll"),
+    "The bolt of cold bounces!": ("bolt of cold", "bounce"),
+    "You float up": ("levitat",),
+    "squeak": ("squeak",),
+}
+_CUSTOM_GOALS = {"stairs_reward_function": ("staircase down",)}
+
+
+def test_a_statement_names_what_the_reward_manager_rewards(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each id's goal against the reward manager MiniHack's env class builds."""
+    _minihack()
+    from minihack.reward_manager import LocActionEvent, MessageEvent
+
+    wrong = []
+    for task, _, manager, statement in _levels_and_statements(monkeypatch):
+        told = statement.lower()
+        if manager is None:  # MiniHack's default goal: the staircase down
+            needed = [("staircase down",)]
+        else:
+            needed = [_CUSTOM_GOALS[f.__name__] for f in manager.custom_reward_functions]
+            for event in manager.events:
+                if isinstance(event, LocActionEvent):
+                    needed.append((event.action.name.lower(), event.loc))
+                elif isinstance(event, MessageEvent) and event.messages == ["Mission Complete."]:
+                    continue  # ExploreMaze's: never said, it only keeps the episode going
+                elif isinstance(event, MessageEvent) and event.messages[0].startswith("You kill"):
+                    needed.append((event.messages[0].removeprefix("You ").lower(),))
+                else:
+                    assert isinstance(event, MessageEvent), (task, event)
+                    cue = next(m for m in event.messages if m in _MESSAGE_GOALS)
+                    needed.append(_MESSAGE_GOALS[cue])
+                if event.reward != 1:  # a reward other than MiniHack's usual one is told
+                    needed.append((f"{event.reward:+g}",))
+        missing = [w for words in needed for w in words if w not in told]
+        if missing:
+            wrong.append(f"{task}: {statement!r} lacks {missing}")
+    assert not wrong, wrong
 
 
 def test_bad_arguments_are_one_line_value_errors() -> None:
@@ -249,3 +428,40 @@ def test_a_finished_game_leaves_the_hosts_signals_alone():
         ["bash", "-c", "ulimit -S -t 1; ulimit -H -t 2; while :; do :; done"], timeout=60
     )
     assert loop.returncode == -signal.SIGXCPU
+
+
+def test_a_task_missing_from_the_goal_table_is_told_its_rewarded_events() -> None:
+    from types import SimpleNamespace
+
+    from turngym.envs.adapters.nethack import minihack_goal
+
+    manager = SimpleNamespace(
+        events=[
+            SimpleNamespace(messages=["You kill the newt"], reward=1),
+            SimpleNamespace(action=SimpleNamespace(name="PRAY"), loc="altar", reward=-0.5),
+        ]
+    )
+    assert minihack_goal("Brand-New-Task", manager) == (
+        "Earn the rewards of MiniHack's events: the message 'You kill the newt' (+1); "
+        "pray at the altar (-0.5)."
+    )
+    assert minihack_goal("Brand-New-Task", None) == "Reach the staircase down (>)."
+
+
+def test_a_penalty_that_ends_a_minihack_episode_is_no_success() -> None:
+    """Memento's squeaky board ends the episode with -1, which MiniHack's end status
+    calls TASK_SUCCESSFUL (any ending event is); the episode did not solve the task."""
+    _minihack()
+    env = gym.make("turngym/minihack.Memento-Short-F2-v0")
+    try:
+        obs, _ = env.reset(seed=0)
+        # the blue jelly's half of the des-file: its squeaky board lies at (9, 7)
+        assert "j" in obs.split("\nMap:\n", 1)[1]
+        for action in ["east"] * 7 + ["south"] * 3 + ["east"]:
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        assert terminated and reward == -1.0 and info["end_status"] == "task_successful"
+        assert info["success"] is False
+    finally:
+        env.close()

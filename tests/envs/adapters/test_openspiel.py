@@ -272,6 +272,63 @@ def test_bad_params_raise_one_line_value_errors(params, message):
     assert "\n" not in str(error.value)
 
 
+def test_oware_plays_the_pit_named_in_its_case_only():
+    """Oware names player_0's pits A-F and player_1's a-f: the case is the pit's owner."""
+    game = turngym.make_game("turngym/openspiel.oware-v0")
+    game.reset(seed=0)
+    assert game.infos["player_0"]["legal_actions"] == ["A", "B", "C", "D", "E", "F"]
+    game.step("d")  # player_1's pit: not a move of player_0's
+    info = game.infos["player_0"]
+    assert info["invalid_action"] and game.agent_selection == "player_0"
+    assert "case" in game.observe("player_0")["text"]
+    game.step(" D ")  # its own pit, with spaces around: forgiven
+    assert not game.infos["player_0"]["invalid_action"] and game.agent_selection == "player_1"
+    game.step("A")
+    assert game.infos["player_1"]["invalid_action"] and game.agent_selection == "player_1"
+    game.step("a")
+    assert not game.infos["player_1"]["invalid_action"]
+
+
+def test_oware_passes_the_conformance_checks_that_forgive_case_only_where_it_is_safe():
+    """The checkers' near-legal actions change case; where case names another action
+    (Oware's "a" and "A"), accepting the changed spelling is not theirs to demand."""
+    check_game("turngym/openspiel.oware-v0", n_fuzz=1000, n_games=20, reset_games=3)
+    check_text_env("turngym/openspiel.oware-v0", n_fuzz=1000, reset_episodes=3)
+    check_text_env(
+        "turngym/openspiel.oware-v0", n_fuzz=1000, reset_episodes=3, make_kwargs={"seat": 1}
+    )
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_case_is_forgiven_only_where_it_tells_no_two_actions_apart(name):
+    """Every game: a legal action written in another case plays that action, unless
+    some action of the game's universe differs from it by case alone; then only the
+    spelling as listed (spaces aside) plays it."""
+    from turngym.core import normalize_action
+
+    game = game_class(name)()
+    game.reset(seed=0)
+    agent = game.agent_selection
+    universe = game.action_names
+    by_key: dict[str, set[str]] = {}
+    for text in universe:
+        by_key.setdefault(normalize_action(text), set()).add(text)
+    legal = game.infos[agent]["legal_actions"]
+    mine = set(legal)
+    for action in legal[:60]:  # Go's 362 moves say no more than its first 60
+        wanted = game._parse(action)  # the id the listed spelling plays
+        assert isinstance(wanted, int), (name, action)
+        clash = len(by_key[normalize_action(action)]) > 1
+        for variant in (action.upper(), action.lower(), action.swapcase(), f"  {action} "):
+            got = game._parse(variant)
+            if variant.strip() == action or not clash:
+                assert got == wanted, (name, action, variant)
+            elif variant.strip() in mine:  # another action of this player's, as listed
+                assert got == game._parse(variant.strip()), (name, action, variant)
+            else:
+                assert not isinstance(got, int), (name, action, variant, got)
+
+
 def test_forfeit_drops_the_return_to_the_worst_and_stays_zero_sum():
     game = game_class("tic_tac_toe")(max_invalid_actions=1)
     game.reset(seed=0)

@@ -186,6 +186,12 @@ class BabyAIEnv(TextEnv[int]):
         if seed is None:
             seed = int(self.np_random.integers(_SEED_RANGE))
         obs, _ = self.minigrid.reset(seed=seed)
+        if self.minigrid.carrying is not None:
+            # The Carrying levels (PutNext*Carrying) take the object off the floor and
+            # hand it over after their reset drew the view: that view still shows it
+            # where it lay. The view of the state as it now is (gen_obs has no side
+            # effects) shows it in the agent's cell, where what it carries belongs.
+            obs = self.minigrid.gen_obs()
         self.episode += 1
         self.mission = str(obs["mission"])
         self.instruction = (

@@ -2,10 +2,12 @@
 
 What a language agent sees is what BALROG's NetHack/MiniHack wrapper gives it, written
 here from NLE's own arrays: the message line, the map (the terminal's rows without
-trailing blanks), the two bottom status lines and the inventory. Actions are NetHack's
-action names from ``nle.nethack.actions`` (``"north"``, ``"far east"``, ``"search"``, ``"pickup"``,
-``"esc"``...), one per entry of the native env's action set, in its order; the legal
-actions are that whole set. Rewards, termination and the game are the native env's own.
+trailing blanks), the two bottom status lines and the inventory; while NetHack waits on a
+prompt, a line after the message names the action that sends each key the prompt offers.
+Actions are NetHack's action names from ``nle.nethack.actions`` (``"north"``, ``"far east"``,
+``"search"``, ``"pickup"``, ``"esc"``...), one per entry of the native env's action set, in
+its order; the legal actions are that whole set. Rewards, termination and the game are the
+native env's own.
 
 Seeds: NLE takes two RNG seeds (core and disp) before a reset; both are drawn from the
 env's ``np_random``, reseeding is off and the moon phase is derived from the seed
@@ -24,22 +26,32 @@ import ctypes
 import importlib
 import importlib.util
 import os
+import re
 import signal
 import sys
 import threading
 import types
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from turngym.core import Invalid, Outcome, TextEnv, match_action
-from turngym.envs.adapters.nethack_tasks import MINIHACK_TASKS, minihack_task
+from turngym.envs.adapters.nethack_tasks import MINIHACK_GOALS, MINIHACK_TASKS, minihack_task
 from turngym.extras import needs_extra
 
-__all__ = ["MiniHackEnv", "NetHackEnv", "action_name", "render_text"]
+__all__ = [
+    "MiniHackEnv",
+    "NetHackEnv",
+    "action_name",
+    "minihack_goal",
+    "prompt_hint",
+    "render_text",
+]
 
-# NLE's arrays a text observation needs; fewer keys, less copying per step.
-_KEYS = ("tty_chars", "inv_letters", "inv_strs")
+# NLE's arrays a text observation needs; fewer keys, less copying per step. "misc" says
+# whether NetHack waits on a prompt or a --More-- (its message line can show one answered).
+_KEYS = ("tty_chars", "inv_letters", "inv_strs", "misc")
 
 _COMPASS = {
     "N": "north",
@@ -52,18 +64,8 @@ _COMPASS = {
     "NW": "northwest",
 }
 
-# One line per MiniHack task family (the id's first word); the rest reach the stairs,
-# which ends every MiniHack episode (its base task is NLE's staircase task).
-_GOALS = {
-    "Eat": "Eat the apple.",
-    "Wield": "Wield the dagger.",
-    "Wear": "Wear the robe.",
-    "PutOn": "Put on the amulet.",
-    "Zap": "Zap the wand.",
-    "Read": "Read the scroll.",
-    "Pray": "Pray at the altar.",
-    "Sink": "Quaff from the sink.",
-}
+# MiniHack's default goal, where a task's class sets no reward manager (its base task is
+# NLE's staircase task); the goals of the others are nethack_tasks.MINIHACK_GOALS.
 _STAIRS = "Reach the staircase down (>)."
 
 _TASK_IDS = {minihack_task(t): f"MiniHack-{t}" for t in MINIHACK_TASKS}
@@ -82,6 +84,60 @@ def action_name(action: Any) -> str:
     if kind == "CompassDirectionLonger":
         return f"far {_COMPASS[action.name]}"
     return str(action.name).lower()
+
+
+# A prompt's choices end its message: "[a-h or ?*]", "[yn] (n)" (then the default).
+_PROMPT = re.compile(r"\[([^\[\]]+)\](?: \(.\))?\s*$")
+_MORE = "--More--"
+_ENTER, _ESC = "\r", "\x1b"  # the keys of the actions more and esc
+
+
+def _prompt_keys(choices: str) -> list[str]:
+    """The keys in a prompt's brackets, ranges spelled out: ``"- a-c or ?*"`` -> -abc?*."""
+    body = choices.replace(" or ", " ")
+    keys: list[str] = []
+    i = 0
+    while i < len(body):
+        key = body[i]
+        last = body[i + 2] if i + 2 < len(body) else ""
+        if key.isalnum() and body[i + 1 : i + 2] == "-" and last.isalnum() and key < last:
+            keys += [chr(k) for k in range(ord(key), ord(last) + 1)]
+            i += 3
+            continue
+        if key != " ":
+            keys.append(key)
+        i += 1
+    return list(dict.fromkeys(keys))
+
+
+def prompt_hint(message: str, names: Mapping[str, Sequence[str]]) -> str | None:
+    r"""Which action answers each key a prompt offers; None when the message asks nothing.
+
+    NetHack prompts name keys (``[f or ?*]``), and the agent answers with the action of
+    that key (``fire`` sends ``f``): without this line it would have to know NLE's table.
+
+    >>> prompt_hint("What do you want to zap? [fg or ?*]", {"f": ["fire"], "\x1b": ["esc"]})
+    'Prompt keys as actions: f = fire; g, ?, * have none; esc cancels.'
+
+    Args:
+        message: the message line.
+        names: the env's action names by the key each sends (``chr`` of its NLE value).
+
+    """
+    match = _PROMPT.search(message)
+    keys = _prompt_keys(match.group(1)) if match else []
+    answers = [f"{key} = {' or '.join(names[key])}" for key in keys if key in names]
+    if message.endswith(_MORE) and _ENTER in names:
+        answers.append(f"{_MORE} = {' or '.join(names[_ENTER])}")
+    none = [key for key in keys if key not in names]
+    if not answers and not none:
+        return None
+    parts = [f"Prompt keys as actions: {', '.join(answers) or 'none'}"]
+    if none:
+        parts.append(f"{', '.join(none)} {'has' if len(none) == 1 else 'have'} none")
+    if _ESC in names:
+        parts.append(f"{' or '.join(names[_ESC])} cancels")
+    return "; ".join(parts) + "."
 
 
 def _trim(rows: list[str]) -> list[str]:
@@ -140,6 +196,30 @@ def render_text(
             for k, letter in enumerate(letters)
         ] or ["(empty)"]
     return "\n".join(parts)
+
+
+def minihack_goal(task: str, reward_manager: Any) -> str:
+    """The goal of a MiniHack task, from the reward manager its env class built.
+
+    No reward manager: MiniHack's default goal, the staircase down. Otherwise the task's
+    line in ``MINIHACK_GOALS``, or, for a task that table lacks, the rewarded events
+    themselves as MiniHack names them.
+    """
+    if reward_manager is None:
+        return _STAIRS
+    starts = [start for start in MINIHACK_GOALS if task.startswith(start)]
+    if starts:
+        return MINIHACK_GOALS[max(starts, key=len)]
+    events = []
+    for event in getattr(reward_manager, "events", ()):
+        messages = getattr(event, "messages", None)
+        if messages:
+            what = f"the message {messages[0]!r}"
+        else:
+            action, place = getattr(event, "action", None), getattr(event, "loc", None)
+            what = f"{getattr(action, 'name', action)} at the {place}".lower()
+        events.append(f"{what} ({event.reward:+g})")
+    return "Earn the rewards of MiniHack's events: " + ("; ".join(events) or "none") + "."
 
 
 _STATUS_NAMES: dict[Any, str] = {}
@@ -241,13 +321,24 @@ class _NLETextEnv(TextEnv[int]):
         if len(set(self.action_names)) != len(self.action_names):
             raise RuntimeError(f"two of NLE's actions share a name: {self.action_names}")
         self._index = {name: i for i, name in enumerate(self.action_names)}
+        self._names_by_key: dict[str, list[str]] = {}  # what prompt_hint names
+        for action, name in zip(native.actions, self.action_names, strict=True):
+            self._names_by_key.setdefault(chr(int(action)), []).append(name)
         self._legal = list(self.action_names)
         self._text = ""
 
     def _observe(self, obs: dict[str, np.ndarray]) -> str:
         if self.inventory:
-            return render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
-        return render_text(obs["tty_chars"], None, None)
+            text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
+        else:
+            text = render_text(obs["tty_chars"], None, None)
+        misc = obs.get("misc")  # in_yn_function, in_getlin, xwaitingforspace
+        if misc is not None and (misc[0] or misc[2]):
+            message, _, rest = text.partition("\n")
+            hint = prompt_hint(message, self._names_by_key)
+            if hint:
+                return f"{message}\n{hint}\n{rest}"
+        return text
 
     def _forget_past_games(self) -> None:
         """Empty the score and log files NetHack keeps in NLE's private folder.
@@ -345,7 +436,8 @@ class NetHackEnv(_NLETextEnv):
 
     instruction = (
         "Play NetHack: descend as deep as you can and gather score; the reward is the "
-        "change of the in-game score. Answer menus and prompts with the keys they name."
+        "change of the in-game score. Answer menus and prompts with the action of the key "
+        "you choose; a waiting prompt's observation names the action of each key it offers."
     )
 
     def __init__(self, character: str = "@", max_episode_steps: int = 5000, **kwargs: Any):
@@ -380,7 +472,7 @@ class MiniHackEnv(_NLETextEnv):
     """One of MiniHack's registered tasks as text (``turngym/minihack.<task>-v0``).
 
     The task's own action set, reward, step limit and end; ``success`` is MiniHack's
-    ``TASK_SUCCESSFUL`` end status.
+    ``TASK_SUCCESSFUL`` end status, unless a penalised event of the task ended it.
 
     Args:
         task: the task, MiniHack's id without ``MiniHack-`` and the version
@@ -418,8 +510,14 @@ class MiniHackEnv(_NLETextEnv):
         )
         self.task = task
         self.inventory = bool(inventory)
-        self.instruction = f"MiniHack task {task}: {_GOALS.get(task.split('-')[0], _STAIRS)}"
+        goal = minihack_goal(task, getattr(native, "reward_manager", None))
+        self.instruction = f"MiniHack task {task}: {goal}"
         super().__init__(native, **kwargs)
 
     def _succeeded(self, status: Any, info: dict[str, Any]) -> bool:
-        return bool(status == status.TASK_SUCCESSFUL)
+        if status != status.TASK_SUCCESSFUL:
+            return False
+        # MiniHack says TASK_SUCCESSFUL whenever its reward manager's ending events
+        # happened, a penalty among them (Memento's squeaky board, -1): that is no success.
+        events = getattr(getattr(self._native, "reward_manager", None), "events", ())
+        return not any(event.achieved and event.reward < 0 for event in events)

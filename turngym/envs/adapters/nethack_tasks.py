@@ -9,7 +9,7 @@ checks both against what ``import minihack`` registers).
 
 from __future__ import annotations
 
-__all__ = ["MINIHACK_LEFT_OUT", "MINIHACK_TASKS", "minihack_task"]
+__all__ = ["MINIHACK_GOALS", "MINIHACK_LEFT_OUT", "MINIHACK_TASKS", "minihack_task"]
 
 MINIHACK_TASKS: tuple[str, ...] = (
     "ClosedDoor-v0",
@@ -135,6 +135,29 @@ MINIHACK_TASKS: tuple[str, ...] = (
     "Zap-Fixed-v0",
     "Zap-v0",
 )
+
+# The goal of each task that has a reward manager, by the start of its task name (the
+# longest start that matches wins). A task without one has MiniHack's default goal, the
+# staircase down. tests/envs/adapters/test_nethack.py checks each goal against the
+# reward manager's events and the staircase against the level's des-file.
+MINIHACK_GOALS: dict[str, str] = {
+    "Eat": "Eat the apple.",
+    "Wield": "Wield the dagger.",
+    "Wear": "Wear the robe.",
+    "PutOn": "Put on the amulet.",
+    "Zap": "Zap the wand.",
+    "Read": "Read the scroll.",
+    "Pray": "Pray at the altar.",
+    "Sink": "Quaff from the sink.",
+    "Levitate": "Start levitating, with the item the level holds (boots, potion or ring).",
+    "Freeze": "Make a bolt of cold bounce off a wall: zap the wand of cold or apply the "
+    "frost horn, whichever the level holds, towards a wall.",
+    "WoD-Easy": "Kill the minotaur (a wand of death can do it).",
+    "Memento": "Kill the grid bug (+1). Stepping on the squeaky board (its squeak) ends "
+    "the episode with -1.",
+    "ExploreMaze": "Reach the staircase down (>), which gives +1 and ends the episode; "
+    "each apple you eat before gives +0.5.",
+}
 
 # Left out, by the start of MiniHack's id: why each group cannot run here.
 MINIHACK_LEFT_OUT: dict[str, str] = {

@@ -55,7 +55,10 @@ class _Spec:
     exact: tuple[dict[str, int], ...]
     """per player: action string -> action id"""
     loose: tuple[dict[str, int], ...]
-    """per player: normalized string -> action id (only strings that stay unambiguous)"""
+    """per player: normalized string -> action id, for the strings no other string of the
+    game's universe normalizes to"""
+    cased: tuple[dict[str, int], ...]
+    """per player: the other strings, spaces collapsed but case kept -> action id"""
     text: str
     """the state string a player reads (see the module docstring)"""
     perfect: bool
@@ -93,6 +96,11 @@ def _check_params(name: str, params: Any) -> dict[str, Any]:
     return dict(params)
 
 
+def _spaced(text: str) -> str:
+    """``text`` stripped, inner runs of whitespace collapsed to one space; case kept."""
+    return " ".join(text.split())
+
+
 def _text_kind(game_type: Any, perfect: bool) -> str:
     if not perfect and game_type.provides_information_state_string:
         return "information_state_string"
@@ -125,7 +133,7 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
     n, count = game.num_players(), game.num_distinct_actions()
     names: list[str] = []
     position: dict[str, int] = {}
-    index, exact, loose = [], [], []
+    index, exact, loose, cased = [], [], [], []
     for p in range(n):
         row = []
         mine: dict[str, int] = {}
@@ -138,15 +146,20 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
                 names.append(text)
             row.append(position[text])
             mine.setdefault(text, a)
-        counts: dict[str, int] = {}
-        for text in mine:
-            key = normalize_action(text)
-            counts[key] = counts.get(key, 0) + 1
         index.append(tuple(row))
         exact.append(mine)
+    # Case is forgiven only where it tells no two strings of the whole universe apart:
+    # Oware's player_0 plays pits "A"-"F" and player_1 "a"-"f", so "d" from player_0
+    # must not play its own "D" (tests/envs/adapters/test_openspiel.py checks every game).
+    counts: dict[str, int] = {}
+    for text in names:
+        key = normalize_action(text)
+        counts[key] = counts.get(key, 0) + 1
+    for mine in exact:
         loose.append(
             {normalize_action(t): a for t, a in mine.items() if counts[normalize_action(t)] == 1}
         )
+        cased.append({_spaced(t): a for t, a in mine.items() if counts[normalize_action(t)] > 1})
     try:
         worst: float | None = float(game.min_utility())
     except pyspiel.SpielError:
@@ -158,6 +171,7 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
         index=tuple(index),
         exact=tuple(exact),
         loose=tuple(loose),
+        cased=tuple(cased),
         text=_text_kind(game_type, perfect),
         perfect=perfect,
         zero_sum=utility == pyspiel.GameType.Utility.ZERO_SUM,
@@ -320,12 +334,18 @@ class OpenSpielGame(TextGame[int]):
         found = self._exact_ids[i].get(action)
         if found is None:
             found = self._spec.loose[i].get(normalize_action(action))
+        if found is None and self._spec.cased[i]:
+            found = self._spec.cased[i].get(_spaced(action))
         if self._legal_turn != self.turn:
             self._legal_entry()  # sets self._legal_ids for this turn
         if found is not None and found in self._legal_ids:
             return found
         legal = ", ".join(self.legal_actions(i))
         if found is None:
+            if self._spec.cased[i]:  # say why "d" is unknown where "D" is legal
+                return Invalid(
+                    f"unknown action (case tells this game's actions apart); legal now: {legal}"
+                )
             return Invalid(f"unknown action; legal now: {legal}")
         name = self.action_names[self._spec.index[i][found]]
         return Invalid(f"{name} is not legal now; legal: {legal}")
