@@ -141,6 +141,8 @@ def test_a_backend_without_choices_is_a_clear_error(policy):
         def score(self, prompt_ids, candidates):
             return policy.score(prompt_ids, candidates)
 
-    agent = LLMAgent(NoChoices(), constrained=True)
-    with pytest.raises(PolicyError, match="choices"):
-        agent.act("Go.", {"legal_actions": ["left", "right"]})
+    # refused when the agent is built, before any episode starts
+    with pytest.raises(PolicyError, match=r"NoChoices\.generate does not take choices="):
+        LLMAgent(NoChoices(), constrained=True)
+    free = LLMAgent(NoChoices(), constrained=False)  # free text needs no choices
+    assert isinstance(free.act("Go.", {"legal_actions": ["left", "right"]}), str)

@@ -129,7 +129,7 @@ def test_games_parse_each_players_reply(game_id):
     from turngym.wrappers.parse_action import ParseActionGame
 
     api_test(ParseActionGame(turngym.make_game(game_id)), num_cycles=10)
-    game = ParseActionGame(turngym.make_game(game_id, invalid_action_penalty=1.0))
+    game = ParseActionGame(turngym.make_game(game_id, invalid_action_penalty=-1.0))
     game.reset(seed=0)
     first = game.agent_selection
     legal = game.infos[first]["legal_actions"]

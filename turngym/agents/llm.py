@@ -166,6 +166,12 @@ class LLMAgent(_PolicyAgent):
     ) -> None:
         super().__init__(policy, system_prompt, chat)
         self.constrained = bool(constrained)
+        if self.constrained and not _takes_choices(policy):
+            raise PolicyError(
+                f"{type(policy).__name__}.generate does not take choices= (the Policy "
+                "protocol's guided choice): constrained=True needs a backend that does, "
+                "such as HFPolicy or OpenAIPolicy; or pass constrained=False"
+            )
         self._choice_cache: dict[str, list[int]] = {}
         if sampling is None:
             sampling = SamplingParams()
@@ -204,16 +210,7 @@ class LLMAgent(_PolicyAgent):
         legal = [self._legal(info) for info in infos]
         if any(cands is not None for cands in legal):
             choices = [None if c is None else self.choice_ids(c) for c in legal]
-            try:
-                generations = self.policy.generate(prompts, self._params(), choices=choices)  # type: ignore[call-arg]
-            except TypeError as error:
-                if "choices" not in str(error):
-                    raise
-                raise PolicyError(
-                    f"{type(self.policy).__name__}.generate does not take choices=: guided "
-                    "choice (constrained=True) needs a backend that does, such as HFPolicy "
-                    "or OpenAIPolicy"
-                ) from None
+            generations = self.policy.generate(prompts, self._params(), choices=choices)
         else:
             generations = self.policy.generate(prompts, self._params())
         if len(generations) != len(prompts):
@@ -284,6 +281,17 @@ class LLMAgent(_PolicyAgent):
         raise PolicyError(
             "guided choice decoded tokens that match no legal action; the backend ignored choices="
         )
+
+
+def _takes_choices(policy: Any) -> bool:
+    """Whether ``policy.generate`` accepts ``choices=`` (a policy written before it did not)."""
+    import inspect
+
+    try:
+        params = inspect.signature(policy.generate).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: let the call say
+        return True
+    return "choices" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 class CandidateAgent(_PolicyAgent):

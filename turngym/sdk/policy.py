@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "Choices",
     "FinishReason",
     "Generation",
     "Policy",
@@ -115,6 +116,10 @@ class Generation:
         return math.fsum(self.logprobs) if self.logprobs or not self.token_ids else math.nan
 
 
+Choices = Sequence[Sequence[Sequence[int]] | None]
+"""Guided choice, per prompt: None (free text) or the token sequences it must produce one of."""
+
+
 @runtime_checkable
 class Policy(Protocol):
     """A language model behind a token-level interface (ARCHITECTURE.md section 6)."""
@@ -123,9 +128,19 @@ class Policy(Protocol):
     """A Hugging Face tokenizer: encodes prompts, decodes generations, chat template."""
 
     def generate(
-        self, prompts: Sequence[Sequence[int]], params: SamplingParams
+        self,
+        prompts: Sequence[Sequence[int]],
+        params: SamplingParams,
+        choices: Choices | None = None,
     ) -> list[Generation]:
-        """One continuation per prompt, batched."""
+        """One continuation per prompt, batched.
+
+        ``choices`` (guided choice, ``LLMAgent(constrained=True)``): per prompt, None or
+        the token sequences (a candidate's tokens plus EOS) the generation must be one
+        of. A backend that cannot guide raises ``PolicyError`` in one line when a prompt
+        has choices; one that could not guide a given prompt says so with
+        ``extra["guided"] = False`` on its generation.
+        """
         ...
 
     def score(self, prompt_ids: Sequence[int], candidates: Sequence[Sequence[int]]) -> list[float]:

@@ -129,7 +129,7 @@ def test_lenient_column_names(spelling):
     ],
 )
 def test_invalid_actions_say_why(action, reason):
-    game = ConnectFour(invalid_action_penalty=0.25)
+    game = ConnectFour(invalid_action_penalty=-0.25)
     game.reset(seed=0)
     game.step(action)
     info = game.infos["player_0"]
@@ -150,7 +150,8 @@ def test_three_invalid_actions_forfeit():
     ("kwargs", "message"),
     [
         ({"max_invalid_actions": 0}, "max_invalid_actions must be a positive int or None"),
-        ({"invalid_action_penalty": -1}, "invalid_action_penalty must be a number >= 0"),
+        ({"invalid_action_penalty": "-1"}, "invalid_action_penalty is the reward of an"),
+        ({"invalid_action_penalty": float("nan")}, "a number <= 0"),
         ({"render_mode": "rgb_array"}, "render_mode='rgb_array' is not supported"),
         ({"num_players": 3}, "ConnectFour is for 2 players, got num_players=3"),
     ],

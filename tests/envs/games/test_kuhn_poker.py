@@ -232,7 +232,7 @@ def test_invalid_actions_say_why(before, action, reason):
 
 
 def test_forfeit_loses_the_match_and_ends_the_episode():
-    game = dealt([K, J], rounds=5, max_invalid_actions=2, invalid_action_penalty=0.5)
+    game = dealt([K, J], rounds=5, max_invalid_actions=2, invalid_action_penalty=-0.5)
     game.step("check")
     game.step("bet")  # player_1 bets: 2 chips in, player_0 1
     game.step("raise")

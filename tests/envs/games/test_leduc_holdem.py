@@ -232,7 +232,7 @@ def test_forfeit_loses_the_match_and_ends_the_episode():
         ({"rounds": "3"}, "rounds must be an int >= 1"),
         ({"rounds": 10, "starting_chips": 100}, r"an int >= 13 \* rounds = 130"),
         ({"starting_chips": 12}, r"an int >= 13 \* rounds = 13"),
-        ({"invalid_action_penalty": -1}, "invalid_action_penalty must be a number >= 0"),
+        ({"invalid_action_penalty": "-1"}, "invalid_action_penalty is the reward of an"),
     ],
 )
 def test_bad_kwargs(kwargs, message):

@@ -247,7 +247,7 @@ def test_the_game_accepts_lenient_spellings(spelling):
     ],
 )
 def test_invalid_actions_say_why(actions, reason):
-    game = LiarsDice(dice=2, invalid_action_penalty=0.5)
+    game = LiarsDice(dice=2, invalid_action_penalty=-0.5)
     game.reset(seed=0)
     play(game, actions[:-1])
     agent = game.agent_selection

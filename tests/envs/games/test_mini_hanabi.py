@@ -248,7 +248,7 @@ def test_lenient_spellings(spelling, name):
     ],
 )
 def test_invalid_actions_say_why(action, reason):
-    game = start(invalid_action_penalty=0.5)
+    game = start(invalid_action_penalty=-0.5)
     game.step(action)
     info = game.infos["player_0"]
     assert info["invalid_action"] and reason in info["invalid_reason"]

@@ -98,7 +98,7 @@ class AlwaysAccept:
 @pytest.mark.parametrize("reward", ["zero_sum", "value"])
 def test_trading_games_are_zero_sum_conserve_resources_and_end(reward):
     # check_game's random games write no offers in a free-form game; these do.
-    game = SimpleNegotiation(reward=reward, invalid_action_penalty=0.5)
+    game = SimpleNegotiation(reward=reward, invalid_action_penalty=-0.5)
     players = RandomNegotiator(game)
     rng = np.random.default_rng(1)
     trades = 0
@@ -324,7 +324,7 @@ def test_parse_command_errors(text, words):
     ],
 )
 def test_invalid_actions_say_why(action, reason):
-    game = start(invalid_action_penalty=0.25)
+    game = start(invalid_action_penalty=-0.25)
     game.step(action)
     info = game.infos["player_0"]
     assert info["invalid_action"] and reason in info["invalid_reason"]

@@ -88,7 +88,7 @@ def test_lenient_cell_names(spelling):
 
 
 def test_invalid_actions_retry_penalty_and_forfeit():
-    game = TicTacToe(invalid_action_penalty=0.1, max_invalid_actions=3)
+    game = TicTacToe(invalid_action_penalty=-0.1, max_invalid_actions=3)
     game.reset(seed=0)
     game.step("b2")
     game.step("b2")  # taken
@@ -120,7 +120,8 @@ def test_first_invalid_action_loses_and_unlimited_retries():
     ("kwargs", "message"),
     [
         ({"max_invalid_actions": 0}, "max_invalid_actions must be a positive int or None"),
-        ({"invalid_action_penalty": -1}, "invalid_action_penalty must be a number >= 0"),
+        ({"invalid_action_penalty": "-1"}, "invalid_action_penalty is the reward of an"),
+        ({"invalid_action_penalty": float("nan")}, "a number <= 0"),
         ({"render_mode": "rgb_array"}, "render_mode='rgb_array' is not supported"),
     ],
 )
@@ -195,3 +196,14 @@ def test_expert_never_loses_to_random(seat):
 def test_expert_rejects_other_envs():
     with pytest.raises(TypeError, match="TicTacToeExpert needs a TicTacToe"):
         TicTacToeExpert(gym.make("turngym/Bandit-v0"))
+
+
+def test_the_penalty_has_the_sign_of_a_reward_as_in_text_envs_and_the_old_sign_warns():
+    """One sign everywhere: ``invalid_action_penalty=-0.5`` costs the player 0.5."""
+    game = TicTacToe(invalid_action_penalty=-0.5)
+    game.reset(seed=0)
+    game.step("nope")
+    assert game.rewards == {"player_0": -0.5, "player_1": 0.5}
+    with pytest.warns(DeprecationWarning, match=r"pass -0\.5"):
+        old = TicTacToe(invalid_action_penalty=0.5)
+    assert old.invalid_action_penalty == -0.5

@@ -71,7 +71,7 @@ def test_losing_and_invalid_actions():
 
 
 def test_episode_return_is_the_game_return_with_penalties():
-    env = gym.make(ID, opponent="random", seat=0, invalid_action_penalty=0.25)
+    env = gym.make(ID, opponent="random", seat=0, invalid_action_penalty=-0.25)
     obs, info = env.reset(seed=1)
     obs, total, *_, info = env.step("nonsense")
     agent = RandomAgent(seed=1)
@@ -128,7 +128,7 @@ def test_render_shows_the_whole_game():
 
 
 def test_make_game_and_errors():
-    game = turngym.make_game("TicTacToe-v0", invalid_action_penalty=0.5)
+    game = turngym.make_game("TicTacToe-v0", invalid_action_penalty=-0.5)
     assert isinstance(game, TicTacToe) and game.invalid_action_penalty == 0.5
     with pytest.raises(ValueError, match="Wordle-v0 is not a multi-agent game; games: TicTacToe"):
         turngym.make_game("Wordle-v0")

@@ -14,6 +14,9 @@ when it is its turn. The first observation starts with the rules.
 
 from __future__ import annotations
 
+import math
+import sys
+import warnings
 from collections.abc import Hashable
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -35,6 +38,20 @@ def _bad_type(action: Any, limit: int) -> Invalid:
     if type(action) is not str:
         return Invalid(f"actions are strings, got {type(action).__name__}")
     return Invalid(f"the action is longer than {limit} characters")
+
+
+def _outside_turngym() -> int:
+    """The ``stacklevel`` of ``TextGame.__init__``'s first caller outside turngym.
+
+    A game's own ``__init__``, ``make_game`` and ``gym.make`` are inside: the warning is
+    the user's code's to see.
+    """
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+        ("turngym.", "gymnasium.", "pettingzoo.", "turngym")
+    ):
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    return level
 
 
 class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
@@ -59,8 +76,11 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
     ``success(agent)``.
 
     Args:
-        invalid_action_penalty: taken from a player for each invalid action and, in a
-            zero-sum game, shared among the others so the sum stays zero.
+        invalid_action_penalty: the reward of an invalid action, a number <= 0 (the
+            sign ``TextEnv`` takes: ``-0.1``), paid to its player and, in a zero-sum
+            game, its opposite shared among the others so the sum stays zero. A
+            positive number (this class's old sign) still means its negative, for one
+            release, with a ``DeprecationWarning``.
         max_invalid_actions: this many invalid actions in a row forfeit the game; the
             ones before are retries (the turn stays with the player). 1: the first
             invalid action loses; None: unlimited retries.
@@ -111,10 +131,24 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
             raise ValueError(
                 f"max_invalid_actions must be a positive int or None, got {max_invalid_actions!r}"
             )
-        if not isinstance(invalid_action_penalty, (int, float)) or invalid_action_penalty < 0:
+        if (
+            isinstance(invalid_action_penalty, bool)
+            or not isinstance(invalid_action_penalty, (int, float))
+            or not math.isfinite(invalid_action_penalty)
+        ):
             raise ValueError(
-                f"invalid_action_penalty must be a number >= 0, got {invalid_action_penalty!r}"
+                "invalid_action_penalty is the reward of an invalid action, a number <= 0 "
+                f"(e.g. -0.1), got {invalid_action_penalty!r}"
             )
+        if invalid_action_penalty > 0:
+            warnings.warn(
+                f"invalid_action_penalty={invalid_action_penalty} is the reward of an invalid "
+                f"action now, as for text envs: pass {-invalid_action_penalty} (a positive "
+                "number is read as its negative until the next release)",
+                DeprecationWarning,
+                stacklevel=_outside_turngym(),
+            )
+            invalid_action_penalty = -invalid_action_penalty
         self.invalid_action_penalty = float(invalid_action_penalty)
         self.max_invalid_actions = max_invalid_actions
         self.render_mode = render_mode
@@ -489,13 +523,13 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
 
     def _invalid(self, i: int, action: Any, reason: str) -> None:
         self._streak[i] += 1
-        penalty = self.invalid_action_penalty
+        penalty = self.invalid_action_penalty  # a reward <= 0
         if penalty:
-            self.pay(i, -penalty)
+            self.pay(i, penalty)
             if self.zero_sum:
                 for k in range(self.n):
                     if k != i:
-                        self.pay(k, penalty / (self.n - 1))
+                        self.pay(k, -penalty / (self.n - 1))
         limit = self.max_invalid_actions
         if limit is not None and self._streak[i] >= limit:
             self.tell(i, f"Invalid action {preview(action)}: {reason}.")

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from turngym.extras import require_installed
-from turngym.sdk.policy import FinishReason, Generation, PolicyError, SamplingParams
+from turngym.sdk.policy import Choices, FinishReason, Generation, PolicyError, SamplingParams
 
 __all__ = ["OpenAIPolicy"]
 
@@ -40,7 +40,6 @@ _RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 _MAX_WAIT = 60.0  # seconds: the longest pause between tries, whatever Retry-After says
 _GUIDE_FIELDS = ("structured_outputs", "guided_choice")  # vLLM >= 0.11, then older vLLM
 _MAX_CHOICE_TEXTS = 1 << 16  # choice texts remembered (a Wordle turn lists 4,667)
-Choices = Sequence[Sequence[Sequence[int]] | None]
 Send = Callable[[dict[str, Any], SamplingParams], list[Generation]]
 
 

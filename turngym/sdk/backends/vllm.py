@@ -24,7 +24,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turngym.sdk.backends.hf import _END_TOKENS, _model_dir
-from turngym.sdk.policy import Generation, PolicyError, SamplingParams, check_token_ids
+from turngym.sdk.policy import (
+    Choices,
+    Generation,
+    PolicyError,
+    SamplingParams,
+    check_token_ids,
+)
 
 __all__ = ["VLLM_MISSING", "VLLMPolicy"]
 
@@ -78,9 +84,22 @@ class VLLMPolicy:
         """the token ids that end a generation (EOS and the chat end-of-turn tokens)"""
 
     def generate(
-        self, prompts: Sequence[Sequence[int]], params: SamplingParams
+        self,
+        prompts: Sequence[Sequence[int]],
+        params: SamplingParams,
+        choices: Choices | None = None,
     ) -> list[Generation]:
-        """One continuation per prompt, batched by the engine."""
+        """One continuation per prompt, batched by the engine.
+
+        Raises:
+            PolicyError: a prompt has ``choices``: this backend does no guided choice.
+
+        """
+        if choices is not None and any(c is not None for c in choices):
+            raise PolicyError(
+                "VLLMPolicy does no guided choice (choices=): pass constrained=False, or "
+                "serve the model (vllm serve) and use OpenAIPolicy, which guides through it"
+            )
         if not isinstance(params, SamplingParams):
             raise ValueError(f"params must be a SamplingParams, got {type(params).__name__}")
         rows = [check_token_ids(p, f"prompts[{i}]") for i, p in enumerate(prompts)]
