@@ -199,7 +199,7 @@ def test_each_evaluation_records_episodes_and_the_run_its_config(
     found = recorded_evaluations(run)
     assert list(found) == [0, 1, 2]
     assert all(m == [{"step": s, "mode": "sampled"}] * 2 for s, m in found.items())
-    assert json.loads((run / "config.json").read_text()) == cfg.to_dict()
+    assert json.loads((run / "config.json").read_text()) == {"trainer": "grpo", **cfg.to_dict()}
     more = dataclasses.replace(cfg, steps=3, resume=True)
     GRPOTrainer(more).train()
     assert list(recorded_evaluations(run)) == [0, 1, 2, 3]
