@@ -3,14 +3,15 @@
 ``pairs(quick)`` gives ``(name, native, adapter)`` triples for ``adapter_overhead.py``:
 ``native(steps, seed)`` plays the library's own env (NLE's ``NetHackScore``, a MiniHack
 task) with uniformly random actions from its action set and renders each observation
-with ``render_text``, the text a language agent needs (NLE's env returns arrays, not
-text); ``adapter(steps, seed)`` plays ``gym.make("turngym/...")`` with uniformly random
+anew with ``render_text``, the text a language agent needs (NLE's env returns arrays;
+its own ``render`` returns the map alone, or prints); ``adapter(steps, seed)`` plays ``gym.make("turngym/...")`` with uniformly random
 actions from ``info["legal_actions"]``. Both draw the same action indices and the same
 NetHack seeds at each reset, so they play the very same games (the adapter's legal
 actions are the native action set, in its order).
 
-Run alone, it also times the native env without rendering, so the rendering's cost
-and the adapter's own (names, info, wrappers) come apart::
+``pairs`` ends with NetHack against NLE's bare step (no text), and run alone this file
+also times the native env without rendering, so the rendering's cost and the adapter's
+own (names, info, wrappers) come apart::
 
     python benchmarks/overhead_nethack.py [--steps 10000] [--repeats 5] [--quick]
 """
@@ -133,9 +134,14 @@ def adapter(env_id: str) -> Play:
 
 
 def pairs(quick: bool) -> list[tuple[str, Play, Play]]:
-    """``(name, native, adapter)`` for each case; ``quick`` keeps NetHack and one MiniHack."""
+    """``(name, native, adapter)`` for each case; ``quick`` keeps NetHack and one MiniHack.
+
+    Then NetHack once more against NLE's bare step (no text at all): what the text and
+    the adapter cost together over the library's fastest path.
+    """
     cases = _CASES[:2] if quick else _CASES
-    return [(name, native(mh), adapter(name)) for name, mh in cases]
+    found = [(name, native(mh), adapter(name)) for name, mh in cases]
+    return [*found, ("nethack-v0 vs bare step", native(None, render=False), adapter("nethack-v0"))]
 
 
 def _rate(play: Play, steps: int, seed: int) -> float:
