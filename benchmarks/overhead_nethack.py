@@ -4,10 +4,11 @@
 ``native(steps, seed)`` plays the library's own env (NLE's ``NetHackScore``, a MiniHack
 task) with uniformly random actions from its action set and renders each observation
 anew with ``render_text``, the text a language agent needs (NLE's env returns arrays;
-its own ``render`` returns the map alone, or prints); ``adapter(steps, seed)`` plays ``gym.make("turngym/...")`` with uniformly random
-actions from ``info["legal_actions"]``. Both draw the same action indices and the same
-NetHack seeds at each reset, so they play the very same games (the adapter's legal
-actions are the native action set, in its order).
+its own ``render`` returns the map alone, or prints); ``adapter(steps, seed)`` plays
+``gym.make("turngym/...")`` with uniformly random actions from ``info["legal_actions"]``.
+Both draw the same action indices and the same NetHack seeds at each reset, so they play
+the very same games (the adapter's legal actions are the native action set, in its
+order).
 
 ``pairs`` ends with NetHack against NLE's bare step (no text), and run alone this file
 also times the native env without rendering, so the rendering's cost and the adapter's

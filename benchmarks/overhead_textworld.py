@@ -142,10 +142,11 @@ def _rg_adapter(task: str) -> Callable[[int, int], int]:
         if not made:
             made.append(gym.make(f"turngym/reasoning_gym.{task}-v0", attempts=ATTEMPTS))
         env = made[0]
+        inner = env.unwrapped  # read once: the benchmark peeks at the answer, agents do not
         done = 0
         while done < steps:
             env.reset(seed=rng.randrange(2**31 - 1))
-            entry = env.unwrapped.entry
+            entry = inner.entry
             for _ in range(ATTEMPTS):
                 answer = rng.choice([str(entry["answer"]), "0"])
                 done += 1
