@@ -24,6 +24,7 @@ the quartiles of the overhead). One JSON line per pair; the target is <= 25%.
 
     .venv/bin/python benchmarks/adapter_overhead.py                # every installed suite
     .venv/bin/python benchmarks/adapter_overhead.py --suites openspiel --blocks 21
+    .venv/bin/python benchmarks/adapter_overhead.py --pairs '*countdown' --steps 200
     .venv/bin/python benchmarks/adapter_overhead.py --quick        # a smoke run
 """
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fnmatch
 import importlib
 import json
 import os
@@ -112,8 +114,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="steps per block and side")
     parser.add_argument("--blocks", type=int, default=9, help="alternating blocks per pair")
     parser.add_argument("--quick", action="store_true", help="few steps, the quick pairs")
+    parser.add_argument(
+        "--pairs", default="*", help="comma list of globs over pair names, e.g. 'openspiel.*'"
+    )
     args = parser.parse_args()
     suites = [s.strip() for s in args.suites.split(",") if s.strip()]
+    globs = [g.strip() for g in args.pairs.split(",") if g.strip()] or ["*"]
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         parser.error(f"--suites takes {', '.join(SUITES)}; got {unknown[0]!r}")
@@ -141,6 +147,8 @@ def main() -> None:
             continue
         wall_clock = getattr(module, "WALL_CLOCK", frozenset())
         for name, native, adapter in pairs:
+            if not any(fnmatch.fnmatchcase(name, glob) for glob in globs):
+                continue
             row = measure(name, native, adapter, steps, blocks, wall=name in wall_clock)
             _line(module=module_name, **row)
 
