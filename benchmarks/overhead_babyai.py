@@ -42,13 +42,17 @@ _LEVELS = ("GoToRedBall", "GoToLocal", "KeyCorridorS3R3", "BossLevel")
 def native(level: str) -> Callable[[int, int], int]:
     """Random play on minigrid's own ``BabyAI-<Level>-v0``."""
 
+    made: list[Any] = []  # the env, made at the first call and kept
+
     def play(steps: int, seed: int) -> int:
-        import minigrid  # noqa: F401  (registers the BabyAI ids)
+        if not made:
+            import minigrid  # noqa: F401  (registers the BabyAI ids)
 
-        from turngym.envs.adapters.babyai_levels import LEVELS, minigrid_id
+            from turngym.envs.adapters.babyai_levels import LEVELS, minigrid_id
 
-        version = {name: v for name, v, _ in LEVELS}[level]
-        env = gym.make(minigrid_id(level, version))
+            version = {name: v for name, v, _ in LEVELS}[level]
+            made.append(gym.make(minigrid_id(level, version)))
+        env = made[0]
         rng = random.Random(seed)
         episode = 0
         env.reset(seed=seed)
@@ -57,7 +61,6 @@ def native(level: str) -> Callable[[int, int], int]:
             if terminated or truncated:
                 episode += 1
                 env.reset(seed=seed + episode)
-        env.close()
         return steps
 
     return play
@@ -66,13 +69,16 @@ def native(level: str) -> Callable[[int, int], int]:
 def adapter(level: str, text: bool = True) -> Callable[[int, int], int]:
     """Random legal play on ``turngym/babyai.<Level>-v0`` (``text=False``: no rendering)."""
 
-    def play(steps: int, seed: int) -> int:
-        import turngym  # noqa: F401
+    made: list[Any] = []  # the env, made at the first call and kept
 
-        env = gym.make(f"turngym/babyai.{level}-v0")
-        if not text:  # measurement only: what the env costs without its sentences
-            env.unwrapped._describe = lambda obs: []  # type: ignore[attr-defined]
-        return play_legal(env, steps, seed)
+    def play(steps: int, seed: int) -> int:
+        if not made:
+            import turngym  # noqa: F401
+
+            made.append(gym.make(f"turngym/babyai.{level}-v0"))
+            if not text:  # measurement only: what the env costs without its sentences
+                made[0].unwrapped._describe = lambda obs: []
+        return play_legal(made[0], steps, seed, close=False)
 
     return play
 
@@ -101,11 +107,13 @@ def main(argv: list[str] | None = None) -> None:
     for name, play_native, play_adapter in pairs(args.quick):
         level = name.removeprefix("babyai.")
         runs: dict[str, list[float]] = {"native": [], "adapter": [], "no_text": []}
-        _best(play_native, 20, 0), _best(play_adapter, 20, 0)  # imports, untimed
+        no_text = adapter(level, text=False)
+        for play in (play_native, play_adapter, no_text):  # imports and envs, untimed
+            _best(play, 20, 0)
         for _ in range(args.repeat):  # interleaved, so load slows all three alike
             runs["native"].append(_best(play_native, steps, 0))
             runs["adapter"].append(_best(play_adapter, steps, 0))
-            runs["no_text"].append(_best(adapter(level, text=False), steps, 0))
+            runs["no_text"].append(_best(no_text, steps, 0))
         best: dict[str, Any] = {k: max(v) for k, v in runs.items()}
         print(
             json.dumps(

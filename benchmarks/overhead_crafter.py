@@ -44,12 +44,17 @@ _AREAS = ((64, 64), (32, 32))
 def native(area: tuple[int, int]) -> Callable[[int, int], int]:
     """Random play on ``crafter.Env(area=area, seed=seed)``; episode k plays seed + k."""
 
-    def play(steps: int, seed: int) -> int:
-        import crafter
+    made: list[Any] = []  # the env, made at the first call and kept
 
-        env = crafter.Env(area=area, seed=seed)
+    def play(steps: int, seed: int) -> int:
+        if not made:
+            import crafter
+
+            made.append(crafter.Env(area=area, seed=seed))
+        env = made[0]
         rng = random.Random(seed)  # the adapter's random.choice of 17 draws the same numbers
         episode = 0
+        env._seed, env._episode = seed, 0  # the world crafter.Env(seed=seed) starts
         env.reset()
         for _ in range(steps):
             _, _, done, _ = env.step(rng.randrange(17))
@@ -68,13 +73,16 @@ def native(area: tuple[int, int]) -> Callable[[int, int], int]:
 def adapter(area: tuple[int, int], text: bool = True) -> Callable[[int, int], int]:
     """Random legal play on ``turngym/crafter-v0`` (``text=False``: no rendering)."""
 
-    def play(steps: int, seed: int) -> int:
-        import turngym  # noqa: F401
+    made: list[Any] = []  # the env, made at the first call and kept
 
-        env = gym.make("turngym/crafter-v0", area=area)
-        if not text:  # measurement only: what the env costs without its sentences
-            env.unwrapped._describe = lambda: ""  # type: ignore[attr-defined]
-        return play_legal(env, steps, seed)
+    def play(steps: int, seed: int) -> int:
+        if not made:
+            import turngym  # noqa: F401
+
+            made.append(gym.make("turngym/crafter-v0", area=area))
+            if not text:  # measurement only: what the env costs without its sentences
+                made[0].unwrapped._describe = lambda: ""
+        return play_legal(made[0], steps, seed, close=False)
 
     return play
 
@@ -105,11 +113,12 @@ def main(argv: list[str] | None = None) -> None:
     steps = args.steps or (500 if args.quick else 5_000)
     for area in _AREAS[1:] if args.quick else _AREAS:
         runs: dict[str, list[float]] = {"native": [], "adapter": [], "no_text": []}
-        native(area)(20, 0), adapter(area)(20, 0)  # imports and texture caches, untimed
+        sides = {"native": native(area), "adapter": adapter(area), "no_text": adapter(area, False)}
+        for play in sides.values():  # imports, envs and texture caches, untimed
+            play(20, 0)
         for _ in range(args.repeat):  # interleaved, so load slows all three alike
-            runs["native"].append(_rate(native(area), steps, 0))
-            runs["adapter"].append(_rate(adapter(area), steps, 0))
-            runs["no_text"].append(_rate(adapter(area, text=False), steps, 0))
+            for side, play in sides.items():
+                runs[side].append(_rate(play, steps, 0))
         best: dict[str, Any] = {k: max(v) for k, v in runs.items()}
         print(
             json.dumps(

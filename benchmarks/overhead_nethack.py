@@ -3,14 +3,16 @@
 ``pairs(quick)`` gives ``(name, native, adapter)`` triples for ``adapter_overhead.py``:
 ``native(steps, seed)`` plays the library's own env (NLE's ``NetHackScore``, a MiniHack
 task) with uniformly random actions from its action set and renders each observation
-with ``render_text``, the text a language agent needs (NLE's env returns arrays, not
-text); ``adapter(steps, seed)`` plays ``gym.make("turngym/...")`` with uniformly random
-actions from ``info["legal_actions"]``. Both draw the same action indices and the same
-NetHack seeds at each reset, so they play the very same games (the adapter's legal
-actions are the native action set, in its order).
+anew with ``render_text``, the text a language agent needs (NLE's env returns arrays;
+its own ``render`` returns the map alone, or prints); ``adapter(steps, seed)`` plays
+``gym.make("turngym/...")`` with uniformly random actions from ``info["legal_actions"]``.
+Both draw the same action indices and the same NetHack seeds at each reset, so they play
+the very same games (the adapter's legal actions are the native action set, in its
+order).
 
-Run alone, it also times the native env without rendering, so the rendering's cost
-and the adapter's own (names, info, wrappers) come apart::
+``pairs`` ends with NetHack against NLE's bare step (no text), and run alone this file
+also times the native env without rendering, so the rendering's cost and the adapter's
+own (names, info, wrappers) come apart::
 
     python benchmarks/overhead_nethack.py [--steps 10000] [--repeats 5] [--quick]
 """
@@ -18,6 +20,7 @@ and the adapter's own (names, info, wrappers) come apart::
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import time
 from collections.abc import Callable
@@ -78,28 +81,30 @@ def native(minihack_id: str | None, *, render: bool = True) -> Play:
     ``seed + 1``...) and the same action indices, so both sides play the same steps.
     """
 
+    made: list[Any] = []  # the env, made at the first call and kept
+
     def play(steps: int, seed: int) -> int:
+        if not made:
+            made.append(_native_env(minihack_id))
+            atexit.register(made[0].close)
+        env = made[0]
         rng = np.random.default_rng(seed)
-        env = _native_env(minihack_id)
         n_actions = len(env.actions)
-        try:
-            episode = 0
-            _reseed(env, seed)
-            obs, _ = env.reset()
-            text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
-            for _ in range(steps):
-                obs, _, done, truncated, _ = env.step(int(rng.integers(n_actions)))
+        episode = 0
+        _reseed(env, seed)
+        obs, _ = env.reset()
+        text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
+        for _ in range(steps):
+            obs, _, done, truncated, _ = env.step(int(rng.integers(n_actions)))
+            if render:
+                text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
+            if done or truncated:
+                episode += 1
+                _reseed(env, seed + episode)
+                obs, _ = env.reset()
                 if render:
                     text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
-                if done or truncated:
-                    episode += 1
-                    _reseed(env, seed + episode)
-                    obs, _ = env.reset()
-                    if render:
-                        text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
-            del text
-        finally:
-            env.close()
+        del text
         return steps
 
     return play
@@ -108,29 +113,36 @@ def native(minihack_id: str | None, *, render: bool = True) -> Play:
 def adapter(env_id: str) -> Play:
     """Random legal play of ``gym.make("turngym/<env_id>")``."""
 
+    made: list[Any] = []  # the env, made at the first call and kept
+
     def play(steps: int, seed: int) -> int:
+        if not made:
+            made.append(gym.make(f"turngym/{env_id}"))
+            atexit.register(made[0].close)
+        env = made[0]
         rng = np.random.default_rng(seed)
-        env = gym.make(f"turngym/{env_id}")
-        try:
-            episode = 0
-            _, info = env.reset(seed=seed)
-            for _ in range(steps):
-                legal = info["legal_actions"]
-                _, _, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
-                if terminated or truncated:
-                    episode += 1
-                    _, info = env.reset(seed=seed + episode)
-        finally:
-            env.close()
+        episode = 0
+        _, info = env.reset(seed=seed)
+        for _ in range(steps):
+            legal = info["legal_actions"]
+            _, _, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
+            if terminated or truncated:
+                episode += 1
+                _, info = env.reset(seed=seed + episode)
         return steps
 
     return play
 
 
 def pairs(quick: bool) -> list[tuple[str, Play, Play]]:
-    """``(name, native, adapter)`` for each case; ``quick`` keeps NetHack and one MiniHack."""
+    """``(name, native, adapter)`` for each case; ``quick`` keeps NetHack and one MiniHack.
+
+    Then NetHack once more against NLE's bare step (no text at all): what the text and
+    the adapter cost together over the library's fastest path.
+    """
     cases = _CASES[:2] if quick else _CASES
-    return [(name, native(mh), adapter(name)) for name, mh in cases]
+    found = [(name, native(mh), adapter(name)) for name, mh in cases]
+    return [*found, ("nethack-v0 vs bare step", native(None, render=False), adapter("nethack-v0"))]
 
 
 def _rate(play: Play, steps: int, seed: int) -> float:
@@ -154,6 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     cases = _CASES[:2] if args.quick else _CASES
     for name, mh in cases:
         sides = {"raw": native(mh, render=False), "text": native(mh), "adapter": adapter(name)}
+        for play in sides.values():  # build the envs, untimed
+            play(20, args.seed)
         best = dict.fromkeys(sides, 0.0)
         for k in range(args.repeats):
             for side, play in sides.items():

@@ -7,8 +7,9 @@ and per move the string the adapter shows the player to move (its
 actions (``action_to_string``), which is what a language agent reads, and the returns
 (``returns()``) where the adapter reads them: at the end of each game, and after every
 move in games that pay along the way. Adapter:
-``turngym.make_game`` with string actions picked from ``infos[agent]["legal_actions"]``
-and ``observe(agent)`` per move. Chance moves are not counted as steps on either side.
+``turngym.make_game`` (made once, reset per block and per game) with string actions
+picked from ``infos[agent]["legal_actions"]`` and ``observe(agent)`` per move. Chance
+moves are not counted as steps on either side.
 
 ``benchmarks/adapter_overhead.py`` imports ``pairs``; run this file to print one JSON
 line per pair (the best of ``--repeat`` interleaved passes per side; ``--cpu`` times
@@ -25,6 +26,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 GAMES = ("tic_tac_toe", "leduc_poker", "pig", "go")
 """Representative games: tiny perfect-information, poker with cards, dice, a big board."""
@@ -33,13 +35,16 @@ Runner = Callable[[int, int], int]
 
 
 def _native(name: str) -> Runner:
+    loaded: list[Any] = []  # the game and its spec, loaded at the first call
+
     def run(steps: int, seed: int) -> int:
-        import pyspiel
+        if not loaded:
+            import pyspiel
 
-        from turngym.envs.adapters.openspiel import game_class
+            from turngym.envs.adapters.openspiel import game_class
 
-        game = pyspiel.load_game(name)
-        spec = game_class(name)()._spec
+            loaded.extend([pyspiel.load_game(name), game_class(name)()._spec])
+        game, spec = loaded
         kind = spec.text  # the same string the adapter shows
         rng = random.Random(seed)
         state, done = game.new_initial_state(), 0
@@ -66,10 +71,14 @@ def _native(name: str) -> Runner:
 
 
 def _adapter(name: str) -> Runner:
-    def run(steps: int, seed: int) -> int:
-        import turngym
+    made: list[Any] = []  # the game, made at the first call
 
-        game = turngym.make_game(f"turngym/openspiel.{name}-v0")
+    def run(steps: int, seed: int) -> int:
+        if not made:
+            import turngym
+
+            made.append(turngym.make_game(f"turngym/openspiel.{name}-v0"))
+        game = made[0]
         rng = random.Random(seed)
         game.reset(seed=seed)
         done, games = 0, 0

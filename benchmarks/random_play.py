@@ -11,11 +11,11 @@ import random
 from typing import Any
 
 
-def play_legal(env: Any, steps: int, seed: int, *, reseed: bool = True) -> int:
-    """Play ``steps`` random legal steps of ``env`` from ``seed``; closes it; returns ``steps``.
+def play_legal(env: Any, steps: int, seed: int, *, reseed: bool = True, close: bool = True) -> int:
+    """Play ``steps`` random legal steps of ``env`` from ``seed``; returns ``steps``.
 
     Episode ``k`` after the first resets with ``seed + k`` (``reseed=False``: no seed,
-    the env's own generator goes on).
+    the env's own generator goes on). ``close``: close the env at the end.
     """
     rng = random.Random(seed)
     episode = 0
@@ -25,5 +25,6 @@ def play_legal(env: Any, steps: int, seed: int, *, reseed: bool = True) -> int:
         if terminated or truncated:
             episode += 1
             _, info = env.reset(seed=seed + episode if reseed else None)
-    env.close()
+    if close:
+        env.close()
     return steps

@@ -226,11 +226,12 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         self._turn = 0
         self._invalid_streak = 0
         self._success = False
-        obs = self._reset(dict(options or {}))
+        obs = self._reset(dict(options) if options else {})
         info = self._info(invalid=False)
         if self.instruction:
             info["instruction"] = self.instruction
-        self._maybe_print()
+        if self.render_mode == "human":  # _maybe_print, without the call on every reset
+            print(self._render())
         return obs, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -261,12 +262,14 @@ class TextEnv(gym.Env[str, str], Generic[A]):
             self._done = outcome.terminated or outcome.truncated
             self._terminated = outcome.terminated
             info = self._info(invalid=False)
-            info.update(outcome.info)
+            if outcome.info:
+                info.update(outcome.info)
             reward = float(outcome.reward)
             result = (outcome.obs, reward, outcome.terminated, outcome.truncated, info)
         if not self._done and self.max_turns is not None and self._turn >= self.max_turns:
             result = self._end_of_turns(*result)
-        self._maybe_print()
+        if self.render_mode == "human":  # _maybe_print, without the call on every step
+            print(self._render())
         return result
 
     def _end_of_turns(
@@ -323,7 +326,9 @@ class TextEnv(gym.Env[str, str], Generic[A]):
         key = self._state_key()
         if key is not None:
             info["state_key"] = key
-        info.update(self._extra_info())
+        extra = self._extra_info()
+        if extra:
+            info.update(extra)
         return info
 
     def _maybe_print(self) -> None:

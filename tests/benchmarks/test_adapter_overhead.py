@@ -19,10 +19,12 @@ def test_quick_run_times_both_sides_of_every_pair():
     assert pairs[:2] == ["openspiel.tic_tac_toe", "openspiel.leduc_poker"]
     for line in lines:
         assert line["module"] == "overhead_openspiel" and line["steps"] == 50
+        assert line["blocks"] == 2 and line["clock"] == "cpu"  # OpenSpiel runs in-process
         assert line["native_steps_per_s"] > 0 and line["adapter_steps_per_s"] > 0
-        ratio = line["native_steps_per_s"] / line["adapter_steps_per_s"] - 1
-        assert line["overhead"] == pytest.approx(ratio, abs=1e-3)
-        assert line["target_met"] == (line["overhead"] <= 0.15)
+        # the median over the blocks' overheads lies between their quartiles
+        low, high = line["overhead_quartiles"]
+        assert low - 1e-4 <= line["overhead"] <= high + 1e-4
+        assert line["target_met"] == (line["overhead"] <= 0.25)
 
 
 @pytest.mark.parametrize("flags", [["--suites", "chess"], ["--steps", "0"]])

@@ -73,7 +73,7 @@ def test_right_play_loses_a_two_door_debug_mission(level, seed):
     # its strict After/BeforeInstr also checks the toggle that opens the first named door
     # against the second door's OpenInstr, which sees a wrong door and fails the episode.
     # If minigrid fixes this, this test fails: then the levels can be registered again
-    # (with a planner, or the bot if it reaches 0.95 on benchmarks/babyai_bot.py).
+    # (with a planner, or the bot if it does as well as on the others: benchmarks/babyai_bot.py).
     import minigrid  # noqa: F401  (registers the BabyAI ids)
 
     from turngym.agents.experts.babyai_planner import TOGGLE, _cells, _face_then

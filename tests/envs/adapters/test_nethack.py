@@ -168,6 +168,43 @@ def test_a_prompt_says_which_action_answers_each_of_its_keys() -> None:
         env.close()
 
 
+@pytest.mark.parametrize(
+    ("env_id", "inventory"), [("turngym/nethack-v0", True), ("minihack", False)]
+)
+def test_the_cached_text_is_render_text_over_whole_games(env_id: str, inventory: bool) -> None:
+    # The adapter keeps the last terminal's and inventory's lines (_TextCache); every
+    # observation must still be exactly what render_text makes of NLE's arrays.
+    from turngym.envs.adapters.nethack import render_text
+
+    if env_id == "minihack":
+        _minihack()
+        env = gym.make("turngym/minihack.Zap-v0", inventory=inventory)
+    else:
+        env = gym.make(env_id)
+    native = env.unwrapped._native
+    rng = random.Random(3)
+    try:
+        for seed in range(3):
+            obs, info = env.reset(seed=seed)
+            for _ in range(150):
+                raw = native.last_observation
+                keys = native._observation_keys
+                arrays = {k: raw[keys.index(k)] for k in ("tty_chars", "inv_letters", "inv_strs")}
+                letters, strs = (
+                    (arrays["inv_letters"], arrays["inv_strs"]) if inventory else (None, None)
+                )
+                # a waiting prompt's observation adds its hint line after the message
+                lines = env.unwrapped._text.split("\n")
+                shown = "\n".join(x for x in lines if not x.startswith("Prompt keys as actions:"))
+                assert shown == render_text(arrays["tty_chars"], letters, strs)
+                obs, _, terminated, truncated, info = env.step(rng.choice(info["legal_actions"]))
+                assert obs.endswith(env.unwrapped._text)
+                if terminated or truncated:
+                    break
+    finally:
+        env.close()
+
+
 def test_prompt_keys_expand_ranges_and_name_every_action_of_a_key() -> None:
     from nle import nethack
 

@@ -405,3 +405,27 @@ def test_the_step_path_stays_lean(name, budget):
     stand-in for time, which tests may not assert) so a change that adds calls to every
     move shows up here (benchmarks/overhead_openspiel.py measures the time)."""
     assert _python_calls_per_move(name) <= budget
+
+
+@pytest.mark.parametrize("name", ["tic_tac_toe", "leduc_poker", "pig"])
+def test_a_reused_game_with_warm_memos_plays_as_a_fresh_one(name):
+    """Issue 42: a game keeps memos across episodes (legal-action entries, move and
+    game-over messages, the state-string method); each episode of one reused game must
+    read exactly as the same episode of a fresh game, whose memos start empty."""
+    reused = turngym.make_game(f"turngym/openspiel.{name}-v0")
+    for seed in range(20):
+        traces = []
+        for game in (reused, turngym.make_game(f"turngym/openspiel.{name}-v0")):
+            game.reset(seed=seed)
+            trace: list[object] = []
+            for k in range(2000):
+                if game.over:
+                    break
+                agent = game.agent_selection
+                legal = game.infos[agent]["legal_actions"]
+                trace.append((agent, game.observe(agent)["text"], tuple(legal)))
+                game.step(legal[(7 * k + seed) % len(legal)])
+            trace.append([game.observe(a)["text"] for a in game.possible_agents])
+            trace.append(dict(game._cumulative_rewards))
+            traces.append(trace)
+        assert traces[0] == traces[1]

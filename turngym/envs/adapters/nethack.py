@@ -180,21 +180,9 @@ def render_text(
         inv_strs: the inventory's descriptions, one NUL-padded row per letter.
 
     """
-    width = tty_chars.shape[1]
-    screen = tty_chars.tobytes().decode("latin-1")
-    lines = [screen[i : i + width].rstrip() for i in range(0, len(screen), width)]
-    message = lines[0].strip() or "(none)"
-    parts = [f"Message: {message}", "Map:", *_trim(lines[1:-2]), "Status:", *_trim(lines[-2:])]
+    parts = _screen_lines(tty_chars.tobytes(), tty_chars.shape[1])
     if inv_letters is not None and inv_strs is not None:
-        # the letters end at the first NUL; each description is a NUL-padded row
-        letters = inv_letters.tobytes().partition(b"\0")[0].decode("latin-1")
-        size = inv_strs.shape[1]
-        rows = inv_strs[: len(letters)].tobytes().decode("latin-1")
-        parts.append("Inventory:")
-        parts += [
-            f"{letter}: {rows[k * size : (k + 1) * size].partition(chr(0))[0]}"
-            for k, letter in enumerate(letters)
-        ] or ["(empty)"]
+        parts = parts + _inventory_lines(*_inventory_bytes(inv_letters, inv_strs))
     return "\n".join(parts)
 
 
@@ -220,6 +208,59 @@ def minihack_goal(task: str, reward_manager: Any) -> str:
             what = f"{getattr(action, 'name', action)} at the {place}".lower()
         events.append(f"{what} ({event.reward:+g})")
     return "Earn the rewards of MiniHack's events: " + ("; ".join(events) or "none") + "."
+
+
+def _screen_lines(screen: bytes, width: int) -> list[str]:
+    """The terminal's bytes as ``render_text``'s message, map and status lines."""
+    text = screen.decode("latin-1")
+    lines = [text[i : i + width].rstrip() for i in range(0, len(text), width)]
+    message = lines[0].strip() or "(none)"
+    return [f"Message: {message}", "Map:", *_trim(lines[1:-2]), "Status:", *_trim(lines[-2:])]
+
+
+def _inventory_bytes(inv_letters: np.ndarray, inv_strs: np.ndarray) -> tuple[bytes, bytes, int]:
+    """The inventory's letters (up to the first NUL), its rows' bytes, and a row's size."""
+    letters = inv_letters.tobytes().partition(b"\0")[0]
+    return letters, inv_strs[: len(letters)].tobytes(), inv_strs.shape[1]
+
+
+def _inventory_lines(letters: bytes, rows: bytes, size: int) -> list[str]:
+    """``render_text``'s inventory lines: one ``letter: description`` per item."""
+    names, text = letters.decode("latin-1"), rows.decode("latin-1")
+    items = [
+        f"{letter}: {text[k * size : (k + 1) * size].partition(chr(0))[0]}"
+        for k, letter in enumerate(names)
+    ]
+    return ["Inventory:", *(items or ["(empty)"])]
+
+
+class _TextCache:
+    """``render_text`` of one env's observations, reusing what did not change since the last.
+
+    Many turns leave the inventory as it was, and some the whole terminal (a move into a
+    wall, a menu key): their lines are kept with the bytes they came from, and rebuilt
+    only when those bytes differ. ``tests/envs/adapters/test_nethack.py`` checks the
+    cached text equals ``render_text`` over whole games.
+    """
+
+    def __init__(self) -> None:
+        self._screen = b""
+        self._screen_lines: list[str] = []
+        self._inventory: tuple[bytes, bytes, int] = (b"", b"", 0)
+        self._inventory_lines: list[str] = []
+
+    def text(self, obs: dict[str, np.ndarray], inventory: bool) -> str:
+        """What ``render_text`` gives for ``obs`` (with or without the inventory)."""
+        tty = obs["tty_chars"]
+        screen = tty.tobytes()
+        if screen != self._screen:
+            self._screen, self._screen_lines = screen, _screen_lines(screen, tty.shape[1])
+        if not inventory:
+            return "\n".join(self._screen_lines)
+        key = _inventory_bytes(obs["inv_letters"], obs["inv_strs"])
+        if key != self._inventory or not self._inventory_lines:
+            self._inventory, self._inventory_lines = key, _inventory_lines(*key)
+        return "\n".join(self._screen_lines + self._inventory_lines)
 
 
 _STATUS_NAMES: dict[Any, str] = {}
@@ -326,12 +367,10 @@ class _NLETextEnv(TextEnv[int]):
             self._names_by_key.setdefault(chr(int(action)), []).append(name)
         self._legal = list(self.action_names)
         self._text = ""
+        self._text_cache = _TextCache()
 
     def _observe(self, obs: dict[str, np.ndarray]) -> str:
-        if self.inventory:
-            text = render_text(obs["tty_chars"], obs["inv_letters"], obs["inv_strs"])
-        else:
-            text = render_text(obs["tty_chars"], None, None)
+        text = self._text_cache.text(obs, self.inventory)
         misc = obs.get("misc")  # in_yn_function, in_getlin, xwaitingforspace
         if misc is not None and (misc[0] or misc[2]):
             message, _, rest = text.partition("\n")

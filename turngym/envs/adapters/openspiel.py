@@ -235,6 +235,7 @@ class OpenSpielGame(TextGame[int]):
         self._exact_ids = spec.exact
         self._text_of: Any = None  # the state class's string method (None: str(state))
         self._said: list[dict[int, str]] = [{} for _ in range(self.n)]  # "... plays x(1,1)."
+        self._game_over: dict[tuple[float, ...], str] = {}  # returns -> "Game over. ..."
         me = [f"You are {a}." for a in self.possible_agents]
         self._heads_over = [f"{head}\n" for head in me]
         self._heads = [
@@ -270,9 +271,10 @@ class OpenSpielGame(TextGame[int]):
 
     def _start(self, options: dict[str, Any]) -> str:
         self.state = state = self.spiel_game.new_initial_state()
-        kind = self._spec.text
-        # The class's method, not the state's bound one: a copied game reads its own state.
-        self._text_of = None if kind == "str" else getattr(type(state), kind)
+        if self._text_of is None and self._spec.text != "str":
+            # The class's method, not the state's bound one: a copied game reads its own
+            # state. Every state of a game has the same class, so it is looked up once.
+            self._text_of = getattr(type(state), self._spec.text)
         self._paid_returns = [0.0] * self.n
         if self._has_chance and state.is_chance_node():
             self._chance_moves()
@@ -281,7 +283,7 @@ class OpenSpielGame(TextGame[int]):
 
     def _chance_moves(self) -> None:
         """Play chance nodes with outcomes drawn from the game's own RNG."""
-        state, random = self.state, self.random.random
+        state, random, perfect = self.state, self.random.random, self._perfect
         while state.is_chance_node():
             outcomes = state.chance_outcomes()
             draw = random()
@@ -291,8 +293,10 @@ class OpenSpielGame(TextGame[int]):
                 if draw < 0.0:
                     action = outcome
                     break
-            if self._spec.perfect:
-                self.announce(f"Chance: {state.action_to_string(self._chance, action)}.")
+            if perfect:
+                said = "Chance: " + state.action_to_string(self._chance, action) + "."
+                for news in self._pending:  # self.announce(said), without the call
+                    news.append(said)
             state.apply_action(action)
 
     def _after_move(self) -> None:
@@ -308,13 +312,16 @@ class OpenSpielGame(TextGame[int]):
                     self.pay(i, change)
                     paid[i] = returns[i]
         if terminal:
-            self.finish(
-                "Game over. Returns: "
-                + ", ".join(
+            key = tuple(returns)
+            said = self._game_over.get(key)
+            if said is None:  # games end with few distinct returns: each message made once
+                said = "Game over. Returns: " + ", ".join(
                     f"{a} {r:g}" for a, r in zip(self.possible_agents, returns, strict=True)
                 )
-                + "."
-            )
+                said += "."
+                if len(self._game_over) < 10_000:
+                    self._game_over[key] = said
+            self.finish(said)
         else:
             self.current = state.current_player()
 

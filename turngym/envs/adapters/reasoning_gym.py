@@ -155,6 +155,8 @@ class ReasoningGymEnv(TextEnv[str]):
         """The answers given so far in this episode."""
         self._dataset: Any = None
         self._entry_seed = 0
+        tries = f"{attempts} attempts" if attempts > 1 else "one attempt"
+        self._ask = f"\n\n(Give your answer only. You have {tries}.)"  # made once, not per reset
 
     @property
     def attempts_left(self) -> int:
@@ -166,9 +168,8 @@ class ReasoningGymEnv(TextEnv[str]):
         self._dataset = self._create(self.task, seed=self._entry_seed, size=1, **self.config)
         self.entry = self._dataset[0]
         self.answers = []
-        self.instruction = self.entry["question"]
-        tries = f"{self.attempts} attempts" if self.attempts > 1 else "one attempt"
-        return f"{self.entry['question']}\n\n(Give your answer only. You have {tries}.)"
+        self.instruction = question = self.entry["question"]
+        return question + self._ask
 
     def _parse(self, action: str) -> str | Invalid:
         answer = action.strip()
@@ -207,8 +208,9 @@ class ReasoningGymEnv(TextEnv[str]):
         score, why = self._verdict(action)
         right = score >= 1.0
         info: dict[str, Any] = {} if why is None else {"score_error": why}
-        if not right and self.attempts_left > 0:
-            info["attempts_left"] = self.attempts_left
+        left = self.attempts - len(self.answers)  # attempts_left, read once
+        if not right and left > 0:
+            info["attempts_left"] = left
             return Outcome(self.retry_message, 0.0, info=info)
         paid = score if self.reward_mode == "score" else float(right)
         obs = "Correct." if right else "Out of attempts."
@@ -237,7 +239,7 @@ class ReasoningGymEnv(TextEnv[str]):
         return f"{self.task}|{self._entry_seed}|{len(self.answers)}"
 
     def _extra_info(self) -> dict[str, Any]:
-        return {"attempts_left": self.attempts_left}
+        return {"attempts_left": self.attempts - len(self.answers)}
 
     def _render(self) -> str:
         lines = [self.entry.get("question", "")]

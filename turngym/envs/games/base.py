@@ -250,18 +250,24 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         self.over = False
         self._obs_cache: tuple[int, int, dict[str, Any]] | None = None
         self._legal_turn = -1
-        self._pending: list[list[str]] = [[] for _ in range(n)]
+        # loops, not comprehensions: a comprehension is a call of its own (Python 3.11),
+        # and a small game resets every few moves
+        self._pending: list[list[str]] = []
+        for _ in range(n):
+            self._pending.append([])
         rules = self._start(dict(options) if options else {})
         for pending in self._pending:
             pending.insert(0, rules)
         self.agent_selection = self.agents[self.current]
+        infos: dict[str, dict[str, Any]] = {}
         if self.action_names:
-            self.infos = {
-                a: {"invalid_action": False, "turn": 0, "legal_actions": []} for a in self.agents
-            }
-            self.infos[self.agent_selection]["legal_actions"] = list(self._legal_entry()[0])
+            for a in self.agents:
+                infos[a] = {"invalid_action": False, "turn": 0, "legal_actions": []}
+            infos[self.agent_selection]["legal_actions"] = list(self._legal_entry()[0])
         else:
-            self.infos = {a: {"invalid_action": False, "turn": 0} for a in self.agents}
+            for a in self.agents:
+                infos[a] = {"invalid_action": False, "turn": 0}
+        self.infos = infos
         if self.render_mode == "human":
             print(self._render())
 
@@ -323,9 +329,11 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
 
     def _announce_result(self) -> None:
         """The game is over: every player is terminated and learns the result."""
-        for a in self.agents:
-            self.terminations[a] = True
-        self.infos = {a: self._info(k, invalid=False) for k, a in enumerate(self.agents)}
+        terminations, infos = self.terminations, {}
+        for k, a in enumerate(self.agents):  # a loop, not a comprehension: one call fewer
+            terminations[a] = True
+            infos[a] = self._info(k, invalid=False)
+        self.infos = infos
 
     def _dead_step(self) -> None:
         """PettingZoo's ``_was_dead_step``, leaner: drop the finished agent, pick the next."""
