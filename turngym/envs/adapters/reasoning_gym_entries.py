@@ -3,17 +3,19 @@
 Reasoning Gym's datasets draw from a ``random.Random(seed)`` of their own, but not all
 of them only from it:
 
-- some draw from the global ``random`` module too (``list_functions``' input lists), and
-  some reseed ``np.random`` (``pool_matrix``). ``make_dataset`` and ``make_entry`` seed
-  both global generators from the entry's seed while Reasoning Gym works, then put back
-  the states they had, so the caller's own draws go on as if nothing had happened. A
-  lock keeps envs in threads (``ThreadedVectorEnv``) from interleaving there; a thread
-  of the caller's that draws from the global generators meanwhile still sees them seeded.
+- some draw from the global ``random`` module too (``list_functions``' input lists,
+  some of ``codeio``'s code samples), and some reseed ``np.random`` (``pool_matrix``).
+  ``make_dataset`` and ``make_entry`` seed both global generators from the entry's seed
+  while Reasoning Gym works, then put back the states they had, so the caller's own
+  draws go on as if nothing had happened. A lock keeps envs in threads
+  (``ThreadedVectorEnv``) from interleaving there; a thread of the caller's that draws
+  from the global generators meanwhile still sees them seeded.
 - some pick from sets of strings (``rng.choice(list(letters))``), whose order follows
   the process's hash seed (``PYTHONHASHSEED``), which nothing can change once Python
-  runs. Those datasets' entries (``HASH_ORDERED``) are made in a process forked from the
-  scorer's zygote (``bounded_score.entry_elsewhere``), which runs under
-  ``PYTHONHASHSEED=0``; a process that runs under that seed itself makes them here.
+  runs (and sympy's ``integrate`` may answer in another form). Those datasets' entries
+  (``HASH_ORDERED``) are made in a process forked from the scorer's zygote
+  (``bounded_score.entry_elsewhere``), which runs under ``PYTHONHASHSEED=0``; a process
+  that runs under that seed itself makes them here.
 """
 
 from __future__ import annotations

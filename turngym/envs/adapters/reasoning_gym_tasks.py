@@ -132,8 +132,16 @@ NO_ORACLE: frozenset[str] = frozenset(
 right and the scorer checks them, so there is no oracle expert for these ids."""
 
 HASH_ORDERED: frozenset[str] = frozenset(
-    {"isomorphic_strings", "knight_swap", "polynomial_multiplication", "ransom_note", "word_ladder"}
+    {
+        "intermediate_integration",
+        "isomorphic_strings",
+        "knight_swap",
+        "polynomial_multiplication",
+        "ransom_note",
+        "word_ladder",
+    }
 )
-"""Datasets whose entry for a seed follows the process's ``PYTHONHASHSEED`` (they pick
-from sets of strings): seeds 0-7 each gave other entries under hash seeds 1 and 2. They
-are made under hash seed 0 (``reasoning_gym_entries``)."""
+"""Datasets whose entry for a seed follows the process's ``PYTHONHASHSEED``: they pick
+from sets of strings, or sympy's antiderivative takes another (right) form. Seen by
+making seeds 0-7 and 1000-1029 of every dataset under hash seeds 1, 2 and 3. They are
+made under hash seed 0 (``reasoning_gym_entries``)."""
