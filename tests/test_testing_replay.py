@@ -91,7 +91,7 @@ def _replays(ids: list[str]) -> None:
 
 
 def test_ids_replay_in_fresh_processes_on_a_sample() -> None:
-    ids = sample_ids(CANDIDATES, 8, always=[i for i in FAILED_BEFORE if i in CANDIDATES])
+    ids = sample_ids(CANDIDATES, 6, always=[i for i in FAILED_BEFORE if i in CANDIDATES])
     _replays(ids)
 
 
@@ -101,6 +101,11 @@ def test_every_single_agent_id_replays_in_fresh_processes() -> None:
 
 
 def test_textworld_cooking_replays_with_empty_caches() -> None:
+    """Episodes and the walkthrough's (the expert's) of a game made in each empty cache.
+
+    (The game files once differed between hash seeds where play did not:
+    ``test_textworld.py`` compares the files themselves.)
+    """
     pytest.importorskip("textworld")
     # one game (num_games=1) made in each fresh interpreter's empty cache
     check_replay("turngym/textworld.cooking-v0", make_kwargs={"num_games": 1}, steps=8)

@@ -68,24 +68,47 @@ def replay_record(make: Callable[..., gym.Env], seeds: Sequence[int], steps: int
     """The episodes of ``seeds`` (``steps`` steps at most each) of one env, as text.
 
     Each entry is a digest of one reset's or step's whole output and its first
-    characters; actions come from ``info`` and a generator seeded with the seed, so the
-    same env gives the same record in any process.
+    characters. Each seed is played twice: with actions picked from ``info`` by a
+    generator seeded with the seed, and by the registered expert, if any, whose actions
+    come from what the env hides (a walkthrough, the answer), so that a difference
+    there shows too. The same env gives the same record in any process.
     """
+    from turngym.agents import make_expert
+
     env = make()
     record: list[str] = []
     try:
+        try:
+            expert = make_expert(env)
+        except (KeyError, ValueError):  # no expert registered: the seeded rule only
+            expert = None
         for s in seeds:
             choose = _mixed_policy(np.random.default_rng(s), free_text=_FREE_TEXT)
-            obs, info = env.reset(seed=s)
-            record.append(_entry(f"reset({s})", (obs, info)))
-            for t in range(steps):
-                out = env.step(choose(info))
-                record.append(_entry(f"seed {s} step {t}", out))
-                info, done = out[4], bool(out[2] or out[3])
-                if done:
-                    break
+            record += _episode(env, s, steps, "", _from_info(choose))
+            if expert is not None:
+                expert.reset(seed=s)
+                record += _episode(env, s, steps, "expert ", expert.act)
     finally:
         env.close()
+    return record
+
+
+def _from_info(choose: Callable[[dict], Any]) -> Callable[[Any, dict], Any]:
+    return lambda obs, info: choose(info)
+
+
+def _episode(
+    env: gym.Env, seed: int, steps: int, who: str, act: Callable[[Any, dict], Any]
+) -> list[str]:
+    obs, info = env.reset(seed=seed)
+    record = [_entry(f"{who}reset({seed})", (obs, info))]
+    for t in range(steps):
+        action = act(obs, info)
+        out = env.step(action)
+        record.append(_entry(f"{who}seed {seed} step {t}", (action, *out)))
+        obs, info = out[0], out[4]
+        if out[2] or out[3]:
+            break
     return record
 
 

@@ -222,7 +222,8 @@ def test_a_seed_makes_one_game_whatever_the_makers_hash_seed(
 ) -> None:
     """TextWorld's cooking generator iterates over sets of strings: the game it makes must
     not depend on the ``PYTHONHASHSEED`` of the process that happened to make it (a
-    cleared cache or another machine would get another recipe)."""
+    cleared cache or another machine would get another game file: its quests' failure
+    events in another order)."""
     import json
 
     import textworld

@@ -11,9 +11,11 @@ is atomic, so two processes making the same game at once both end up with one
 complete copy (the loser of the race throws its own away).
 
 The child runs with ``PYTHONHASHSEED=0`` (``MAKER_HASH_SEED``), whatever this process's
-is: TextWorld's generators iterate over sets of strings (the cooking challenge picks its
-recipe's cooking and cutting from them), whose order follows the hash seed, so without
-it a cleared cache or another machine would make another game from the same seed.
+is: TextWorld's generators iterate over sets of strings, whose order follows the hash
+seed (the cooking challenge lists each ingredient's wrong cookings and cuttings, its
+quests' failure events, from a set; every challenge writes a set of names into
+``game.json``), so without it a cleared cache or another machine would make another
+game file from the same seed.
 
 Run as a module it is that child: ``kind settings-json seed out-folder``.
 """
