@@ -7,12 +7,13 @@ whose content comes from the iteration order of a set of strings (which follows
 under either, passes the in-process check and still gives another episode elsewhere.
 
 The check plays the same episodes, ``reset(seed=s)`` then a few steps with actions
-picked by a seeded rule from ``info`` (mostly legal actions, some fuzz), for a few
-seeds ``s``, in this process and in fresh interpreters
-(``python -m turngym.testing.replay``), one per hash seed in ``hash_seeds``, each with
-an empty ``TURNGYM_CACHE`` of its own; every observation, reward, flag and info must be
-the same everywhere. One interpreter plays many ids, so a whole suite costs a few
-interpreter starts, not two per id::
+picked by a seeded rule from ``info`` (mostly legal actions, some fuzz), and again with
+the registered expert's actions (which come from what the env hides: a walkthrough,
+the answer), for a few seeds ``s``, in this process and at the same time in fresh
+interpreters (``python -m turngym.testing.replay``), one per hash seed in
+``hash_seeds``, each with an empty ``TURNGYM_CACHE`` of its own; every action,
+observation, reward, flag and info must be the same everywhere. One interpreter plays
+many ids, so a whole suite costs a few interpreter starts, not two per id::
 
     from turngym.testing.replay import check_replay, replay_differences
     check_replay("turngym/textworld.cooking-v0")          # raises ConformanceError
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -216,11 +218,14 @@ def replay_differences(
     names = [_maker(source, kwargs)[1] for source, kwargs in jobs]
     pickle.dumps(jobs)  # fail here, with pickle's own reason, on a factory that cannot travel
     runs: list[tuple[str, list[list[str]]]] = []
-    if in_process:
-        runs.append(("this process", _records(jobs, seeds, steps)))
-    for hash_seed in hash_seeds:
-        records = _records_elsewhere(jobs, seeds, steps, hash_seed, timeout)
-        runs.append((f"PYTHONHASHSEED={hash_seed}", records))
+    # the interpreters play at the same time as each other and as this process
+    with ThreadPoolExecutor(max(1, len(hash_seeds))) as pool:
+        elsewhere = [
+            (h, pool.submit(_records_elsewhere, jobs, seeds, steps, h, timeout)) for h in hash_seeds
+        ]
+        if in_process:
+            runs.append(("this process", _records(jobs, seeds, steps)))
+        runs += [(f"PYTHONHASHSEED={h}", future.result()) for h, future in elsewhere]
     differences = {}
     (first_name, first), *others = runs
     for k, name in enumerate(names):
