@@ -43,3 +43,36 @@ def test_making_an_entry_leaves_the_global_random_state_alone(task: str) -> None
     _seed_the_globals(3)
     ReasoningGymEnv(task).reset(seed=1)
     assert _draw_from_the_globals() == expected
+
+
+def test_hash_ordered_entries_made_here_under_hash_seed_0_equal_the_zygotes() -> None:
+    """A process under PYTHONHASHSEED=0 makes them itself; any other asks the zygote."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from turngym.envs.adapters.reasoning_gym_entries import make_entry
+    from turngym.envs.adapters.reasoning_gym_tasks import HASH_ORDERED
+
+    tasks = sorted(HASH_ORDERED)
+    code = (
+        "import json, sys\n"
+        "from turngym.envs.adapters.reasoning_gym_entries import make_entry\n"
+        "assert not sys.flags.hash_randomization\n"
+        f"print(json.dumps([repr(make_entry(t, 5, {{}})[1]) for t in {tasks!r}]))\n"
+    )
+    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    there = json.loads(done.stdout.strip().splitlines()[-1])
+    # here (unless pytest itself runs under hash seed 0) the zygote's fork makes them
+    assert [repr(make_entry(t, 5, {})[1]) for t in tasks] == there
+
+
+def test_an_entry_the_zygote_cannot_make_says_why() -> None:
+    from turngym.envs.adapters.bounded_score import entry_elsewhere
+
+    with pytest.raises(RuntimeError, match="could not make the no_such_task entry of seed 0"):
+        entry_elsewhere("no_such_task", 0, {})
