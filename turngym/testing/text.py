@@ -12,7 +12,10 @@ determinism; reset-safety (a reused env equals a fresh one over many episodes);
 fuzzed actions (random unicode, empty, huge, near-legal, legal, non-strings, and
 oversized literals such as 5,000-digit numbers, ``1e999999`` and deep brackets) with
 no exception and ``invalid_action`` set correctly; well-formed ``legal_actions``;
-``render_mode="ansi"`` text; and the registered expert reaching success.
+``render_mode="ansi"`` text; and the registered expert reaching success. With
+``cross_process=True``, also that seeds replay in fresh interpreters under other hash
+seeds and empty caches (``turngym.testing.replay``: it starts two interpreters, so it is
+off by default).
 """
 
 from __future__ import annotations
@@ -559,6 +562,7 @@ def check_text_env(
     expert_episodes: int = 5,
     expert: Callable[[gym.Env], Any] | None = None,
     make_kwargs: dict[str, Any] | None = None,
+    cross_process: bool = False,
     raise_on_failure: bool = True,
 ) -> CheckReport:
     """Run every conformance check on a single-agent text env.
@@ -573,6 +577,9 @@ def check_text_env(
         expert_episodes: episodes the expert plays; it must succeed at least once.
         expert: build the expert as ``expert(env)``; default: the registered one.
         make_kwargs: kwargs for ``gym.make`` / the factory.
+        cross_process: also replay seeds ``seed`` and ``seed + 1`` in two fresh
+            interpreters with other hash seeds and empty caches
+            (``turngym.testing.replay.check_replay``); for envs that generate content.
         raise_on_failure: raise ``ConformanceError`` (with the table) if a check fails.
 
     Returns:
@@ -600,6 +607,15 @@ def check_text_env(
     report.results.append(
         _run("expert", lambda: _check_expert(make, env_id, seed, expert_episodes, expert))
     )
+    if cross_process:
+        from turngym.testing.replay import _check_cross_process
+
+        report.results.append(
+            _run(
+                "cross-process replay",
+                lambda: _check_cross_process(env_or_id, seed, make_kwargs=make_kwargs),
+            )
+        )
     if raise_on_failure and not report.passed:
         raise ConformanceError(report.table())
     return report

@@ -215,3 +215,25 @@ def test_overhead_benchmark_pairs_play_the_steps_asked() -> None:
     ]
     for name, native, adapter in pairs:
         assert native(60, 1) == 60 and adapter(60, 1) == 60, name
+
+
+def test_a_seed_makes_one_game_whatever_the_makers_hash_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TextWorld's cooking generator iterates over sets of strings: the game it makes must
+    not depend on the ``PYTHONHASHSEED`` of the process that happened to make it (a
+    cleared cache or another machine would get another game file: its quests' failure
+    events in another order)."""
+    import json
+
+    import textworld
+
+    settings = TextWorldEnv("cooking").settings
+    games = []
+    for hash_seed in ("1", "2"):
+        monkeypatch.setenv("TURNGYM_CACHE", str(tmp_path / hash_seed))  # an empty cache
+        monkeypatch.setenv("PYTHONHASHSEED", hash_seed)
+        game = textworld_games.game_file("cooking", settings, 0, textworld.__version__)
+        games.append((json.loads((game.parent / "game.json").read_text()), game.read_bytes()))
+    assert games[0][0] == games[1][0]  # the recipe, the quests, the world
+    assert games[0][1] == games[1][1]  # the compiled game

@@ -17,6 +17,10 @@ imported ``reasoning_gym`` once (1-2 s) and does nothing but fork on request. Th
 is started with `turngym.envs.reaper.spawn`, and its workers stay in its process group,
 so the reaper kills them all when this process ends in any way; an idle worker also
 exits when its socket closes (its env closed, or this process died).
+
+The zygote runs under ``PYTHONHASHSEED=0``, so it also makes the entries of the datasets
+whose entries follow the hash seed (``entry_elsewhere``; ``reasoning_gym_entries``): a
+process forked for one entry makes it, sends it back and exits.
 """
 
 from __future__ import annotations
@@ -41,10 +45,13 @@ from typing import Any
 
 from turngym.envs import reaper
 
-__all__ = ["START_TIMEOUT", "BoundedScorer", "Verdict"]
+__all__ = ["ENTRY_TIMEOUT", "START_TIMEOUT", "BoundedScorer", "Verdict", "entry_elsewhere"]
 
 START_TIMEOUT = 120.0
 """Seconds a worker may take to start (the zygote's first import of ``reasoning_gym``)."""
+
+ENTRY_TIMEOUT = 600.0
+"""Seconds ``entry_elsewhere`` waits for an entry (the zygote's start included)."""
 
 _HEADER = struct.Struct("!Q")
 
@@ -101,6 +108,8 @@ class _Zygote:
         # thread: the zygote forks, and a fork keeps only the forking thread
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+        # one hash seed for the entries made here, whatever this process's is
+        env["PYTHONHASHSEED"] = "0"
         code = f"from {__name__} import _zygote_main; _zygote_main({there.fileno()})"
         try:
             self.proc = reaper.spawn(
@@ -187,7 +196,8 @@ def _zygote_main(fd: int) -> None:
             continue
         if os.fork() == 0:
             control.close()
-            _worker_main(socket.socket(fileno=fds[0]), *pickle.loads(data))
+            kind, *job = pickle.loads(data)
+            (_entry_main if kind == "entry" else _worker_main)(socket.socket(fileno=fds[0]), *job)
             os._exit(0)
         os.close(fds[0])
 
@@ -205,6 +215,8 @@ def _worker_main(
 ) -> None:
     """Score answers for ``task`` sent on ``sock`` until it closes; each under a CPU rlimit."""
     import reasoning_gym
+
+    from turngym.envs.adapters.reasoning_gym_entries import make_entry
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGXCPU, signal.SIG_DFL)  # past the CPU bound: die
@@ -228,14 +240,49 @@ def _worker_main(
         try:
             scorer = dataset
             if entry is None:  # it did not pickle: make it here
-                scorer = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
-                entry = scorer[0]
+                scorer, entry = make_entry(task, seed, config)
             reply: tuple[str, Any] = ("score", float(scorer.score_answer(answer, entry)))
         except MemoryError:
             reply = ("error", f"the scorer ran past its {memory_mb} MiB memory bound")
         except Exception as error:
             reply = ("error", f"the scorer failed: {type(error).__name__}")
         _send(sock, reply)
+
+
+def _entry_main(sock: socket.socket, task: str, seed: int, config: dict[str, Any]) -> None:
+    """Make the entry of ``task`` for ``seed`` (under this process's hash seed 0), send it."""
+    from turngym.envs.adapters.reasoning_gym_entries import make_entry
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        reply: tuple[str, Any] = ("entry", make_entry(task, seed, config)[1])
+    except Exception as error:
+        reply = ("error", f"{type(error).__name__}: {error}")
+    _send(sock, reply)
+
+
+def entry_elsewhere(task: str, seed: int, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry of ``task`` for ``seed``, made in a process forked from the zygote.
+
+    Raises:
+        RuntimeError: the process failed to make it (the reason), or did not answer
+            within ``ENTRY_TIMEOUT`` seconds.
+
+    """
+    job = ("entry", task, seed, dict(config))
+    try:
+        sock = _the_zygote().fork(job)
+    except OSError:  # the zygote died (killed from outside): start another
+        _stop_zygote()
+        sock = _the_zygote().fork(job)
+    with sock:
+        ok, reply = _recv(sock, time.monotonic() + ENTRY_TIMEOUT)
+    if not ok:
+        raise RuntimeError(f"no {task} entry for seed {seed} came back from the zygote's fork")
+    kind, value = reply
+    if kind != "entry":
+        raise RuntimeError(f"Reasoning Gym could not make the {task} entry of seed {seed}: {value}")
+    return dict(value)
 
 
 # --------------------------------------------------------------------------- the handle
@@ -294,7 +341,7 @@ class BoundedScorer:
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def _start(self) -> socket.socket:
-        job = (self.task, self.config, self.seconds, self.memory_mb)
+        job = ("score", self.task, self.config, self.seconds, self.memory_mb)
         try:
             sock = _the_zygote().fork(job)
         except OSError:  # the zygote died (killed from outside): start another

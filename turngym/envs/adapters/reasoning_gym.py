@@ -2,7 +2,8 @@
 
 Each reset draws a seed from the env's RNG, builds the dataset with it
 (``reasoning_gym.create_dataset(task, seed=..., size=1)``, which is cheap: entries are
-generated on demand) and asks its one entry. The dataset's own ``score_answer`` grades
+generated on demand) and asks its one entry, which depends on that seed only, in any
+process (``reasoning_gym_entries``). The dataset's own ``score_answer`` grades
 each answer. A wrong answer hears only ``retry_message`` (unary feedback, as turngym's
 ``UnaryFeedback`` wrapper and ``TryAgainQA-v0`` do) until ``attempts`` answers are used.
 
@@ -36,6 +37,7 @@ from typing import Any
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.adapters.answer_guard import admissible
 from turngym.envs.adapters.bounded_score import BoundedScorer
+from turngym.envs.adapters.reasoning_gym_entries import make_dataset, make_entry
 from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, TASKS
 from turngym.extras import needs_extra
 
@@ -135,13 +137,12 @@ class ReasoningGymEnv(TextEnv[str]):
         self.retry_message = retry_message
         self.max_answer_chars = max_answer_chars
         with needs_extra("reasoning", f"reasoning_gym.{task}-v0"):
-            import reasoning_gym
+            import reasoning_gym  # noqa: F401  (needs_extra's check: make_dataset imports it)
 
         from reasoning_gym.dataset import ProceduralDataset
 
-        self._create = reasoning_gym.create_dataset
         try:  # fail here, not at the first reset, on a bad config
-            probe = self._create(task, seed=0, size=1, **self.config)
+            probe = make_dataset(task, 0, self.config)
         except (TypeError, ValueError, AssertionError) as error:
             raise ValueError(f"config={self.config!r} is not valid for {task}: {error}") from None
         # The default scorer compares strings (== and `in`: linear time), so it cannot
@@ -165,8 +166,8 @@ class ReasoningGymEnv(TextEnv[str]):
 
     def _reset(self, options: dict[str, Any]) -> str:
         self._entry_seed = int(self.np_random.integers(2**31 - 1))
-        self._dataset = self._create(self.task, seed=self._entry_seed, size=1, **self.config)
-        self.entry = self._dataset[0]
+        # the seed alone decides: not the global generators, nor the hash seed
+        self._dataset, self.entry = make_entry(self.task, self._entry_seed, self.config)
         self.answers = []
         self.instruction = question = self.entry["question"]
         return question + self._ask

@@ -10,6 +10,13 @@ nothing is written outside it; the finished folder is then renamed into place, w
 is atomic, so two processes making the same game at once both end up with one
 complete copy (the loser of the race throws its own away).
 
+The child runs with ``PYTHONHASHSEED=0`` (``MAKER_HASH_SEED``), whatever this process's
+is: TextWorld's generators iterate over sets of strings, whose order follows the hash
+seed (the cooking challenge lists each ingredient's wrong cookings and cuttings, its
+quests' failure events, from a set; every challenge writes a set of names into
+``game.json``), so without it a cleared cache or another machine would make another
+game file from the same seed.
+
 Run as a module it is that child: ``kind settings-json seed out-folder``.
 """
 
@@ -28,19 +35,24 @@ from typing import Any
 
 from turngym.envs.cache import cache_dir
 
-__all__ = ["GENERATION_TIMEOUT", "game_file", "game_key"]
+__all__ = ["GENERATION_TIMEOUT", "MAKER_HASH_SEED", "game_file", "game_key"]
 
 GENERATION_TIMEOUT = 600.0
 """Seconds a child may take to make one game before it is killed."""
+
+MAKER_HASH_SEED = "0"
+"""The ``PYTHONHASHSEED`` every game is made under (part of the cache key)."""
 
 
 def game_key(kind: str, settings: Mapping[str, Any], seed: int, version: str) -> str:
     """The cache folder's name of one game.
 
     >>> game_key("coin_collector", {"level": 5}, 3, "1.7.0")
-    'coin_collector-8586c699ac0e-3'
+    'coin_collector-197e6d5729d3-3'
     """
-    text = json.dumps({"settings": dict(settings), "textworld": version}, sort_keys=True)
+    # the hash seed is in the key: games cached before it was fixed are not reused
+    made = {"settings": dict(settings), "textworld": version, "hash_seed": MAKER_HASH_SEED}
+    text = json.dumps(made, sort_keys=True)
     return f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:12]}-{seed}"
 
 
@@ -62,6 +74,7 @@ def game_file(kind: str, settings: Mapping[str, Any], seed: int, version: str) -
         (work / "tmp").mkdir()
         out = work / "game"
         env = dict(os.environ, TMPDIR=str(work / "tmp"), TEMP=str(work / "tmp"))
+        env["PYTHONHASHSEED"] = MAKER_HASH_SEED  # the game must not depend on ours
         # the child imports this very turngym, wherever it was imported from
         package_root = str(Path(__file__).resolve().parents[3])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))

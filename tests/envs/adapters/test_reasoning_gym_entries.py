@@ -1,0 +1,78 @@
+"""Seeds that replay everywhere (issue 42): a Reasoning Gym entry depends on its seed only.
+
+Not on the global ``random`` / ``np.random`` state (``list_functions`` draws from the
+global ``random`` module), and making one leaves that state as it was (``pool_matrix``
+reseeds ``np.random``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("reasoning_gym")
+
+from turngym.envs.adapters.reasoning_gym import ReasoningGymEnv
+
+
+# NPY002: the global generators are what these tests are about
+def _seed_the_globals(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002
+
+
+def _draw_from_the_globals() -> tuple[float, float]:
+    return random.random(), np.random.random()  # noqa: NPY002
+
+
+def test_a_seed_asks_one_question_whatever_the_global_random_state() -> None:
+    env = ReasoningGymEnv("list_functions")
+    questions = set()
+    for k in range(5):
+        _seed_the_globals(k)
+        questions.add(env.reset(seed=6)[0])
+    assert len(questions) == 1
+
+
+@pytest.mark.parametrize("task", ["list_functions", "pool_matrix", "basic_arithmetic"])
+def test_making_an_entry_leaves_the_global_random_state_alone(task: str) -> None:
+    _seed_the_globals(3)
+    expected = _draw_from_the_globals()
+    _seed_the_globals(3)
+    ReasoningGymEnv(task).reset(seed=1)
+    assert _draw_from_the_globals() == expected
+
+
+def test_hash_ordered_entries_made_here_under_hash_seed_0_equal_the_zygotes() -> None:
+    """A process under PYTHONHASHSEED=0 makes them itself; any other asks the zygote."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from turngym.envs.adapters.reasoning_gym_entries import make_entry
+    from turngym.envs.adapters.reasoning_gym_tasks import HASH_ORDERED
+
+    tasks = sorted(HASH_ORDERED)
+    code = (
+        "import json, sys\n"
+        "from turngym.envs.adapters.reasoning_gym_entries import make_entry\n"
+        "assert not sys.flags.hash_randomization\n"
+        f"print(json.dumps([repr(make_entry(t, 5, {{}})[1]) for t in {tasks!r}]))\n"
+    )
+    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    there = json.loads(done.stdout.strip().splitlines()[-1])
+    # here (unless pytest itself runs under hash seed 0) the zygote's fork makes them
+    assert [repr(make_entry(t, 5, {})[1]) for t in tasks] == there
+
+
+def test_an_entry_the_zygote_cannot_make_says_why() -> None:
+    from turngym.envs.adapters.bounded_score import entry_elsewhere
+
+    with pytest.raises(RuntimeError, match="could not make the no_such_task entry of seed 0"):
+        entry_elsewhere("no_such_task", 0, {})

@@ -1,0 +1,82 @@
+"""One Reasoning Gym entry from a seed: the same question in every process (issue 42).
+
+Reasoning Gym's datasets draw from a ``random.Random(seed)`` of their own, but not all
+of them only from it:
+
+- some draw from the global ``random`` module too (``list_functions``' input lists,
+  some of ``codeio``'s code samples), and some reseed ``np.random`` (``pool_matrix``).
+  ``make_dataset`` and ``make_entry`` seed both global generators from the entry's seed
+  while Reasoning Gym works, then put back the states they had, so the caller's own
+  draws go on as if nothing had happened. A lock keeps envs in threads
+  (``ThreadedVectorEnv``) from interleaving there; a thread of the caller's that draws
+  from the global generators meanwhile still sees them seeded.
+- some pick from sets of strings (``rng.choice(list(letters))``), whose order follows
+  the process's hash seed (``PYTHONHASHSEED``), which nothing can change once Python
+  runs (and sympy's ``integrate`` may answer in another form). Those datasets' entries
+  (``HASH_ORDERED``) are made in a process forked from the scorer's zygote
+  (``bounded_score.entry_elsewhere``), which runs under ``PYTHONHASHSEED=0``; a process
+  that runs under that seed itself makes them here.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from turngym.envs.adapters.reasoning_gym_tasks import HASH_ORDERED
+
+__all__ = ["make_dataset", "make_entry", "seeded_global_generators"]
+
+_LOCK = threading.RLock()
+
+
+@contextmanager
+def seeded_global_generators(seed: int) -> Iterator[None]:
+    """Seed ``random`` and ``np.random`` from ``seed`` inside, restore their states after.
+
+    >>> import random
+    >>> random.seed(1); before = random.random(); random.seed(1)
+    >>> with seeded_global_generators(7):
+    ...     inside = random.random()
+    >>> random.random() == before
+    True
+    """
+    # NPY002: numpy's legacy global generator is the one datasets draw from
+    with _LOCK:
+        python_state, numpy_state = random.getstate(), np.random.get_state()  # noqa: NPY002
+        random.seed(seed)
+        np.random.seed(seed % 2**32)  # noqa: NPY002
+        try:
+            yield
+        finally:
+            random.setstate(python_state)
+            np.random.set_state(numpy_state)  # noqa: NPY002
+
+
+def make_dataset(task: str, seed: int, config: Mapping[str, Any]) -> Any:
+    """``reasoning_gym.create_dataset(task, seed=seed, size=1, **config)``, made replayably."""
+    import reasoning_gym
+
+    with seeded_global_generators(seed):
+        return reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
+
+
+def make_entry(task: str, seed: int, config: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The dataset of ``task`` made with ``seed`` and its one entry, the same in any process.
+
+    The entry is made in a process under ``PYTHONHASHSEED=0`` when the dataset is one of
+    ``HASH_ORDERED`` and this process runs under another hash seed.
+    """
+    dataset = make_dataset(task, seed, config)
+    if task in HASH_ORDERED and sys.flags.hash_randomization:
+        from turngym.envs.adapters.bounded_score import entry_elsewhere
+
+        return dataset, entry_elsewhere(task, seed, dict(config))
+    with seeded_global_generators(seed):
+        return dataset, dataset[0]
