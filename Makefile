@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch, installed before the extras so pip never resolves a CUDA one.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo tour test lint bench docs docs-serve system-deps clean
+.PHONY: demo tour check test lint bench docs docs-serve system-deps clean
 
 # nle and minihack (turngym[nethack]) go in without their dependencies: nle pins
 # gymnasium==1.2.0, which the web extra's miniwob refuses; both run on the newer one.
@@ -27,6 +27,10 @@ demo: $(STAMP)
 ## tour: play every registered env with the expert and a random agent; print the success table
 tour: $(STAMP)
 	$(VENV)/bin/turngym eval --all --agents expert,random --episodes 50
+
+## check: the inner loop: the tests that need no browser, X server, sandbox, GPU, root or long learning run
+check: $(STAMP)
+	TURNGYM_CHECK=1 $(PY) -m pytest -n 2 --dist worksteal -q -m "not slow and not browser and not x11 and not sandbox and not gpu"
 
 ## test: install system packages (as root), then run the whole test suite
 test: $(STAMP) system-deps

@@ -47,6 +47,7 @@ def _missing(row) -> bool:
     return (
         (row.family == "web" and _NO_BROWSER)
         or (row.family == "gui" and _NO_X11)
+        or (row.family == "swe" and system_deps.INNER_LOOP)  # make check: no sandbox
         # an adapter's library is an extra of its own (tests/envs/adapters/ skip without it)
         or (row.suite is not None and row.unavailable() is not None)
     )
