@@ -14,9 +14,19 @@ reasoning_gym = pytest.importorskip("reasoning_gym")
 import turngym  # noqa: E402  (registers the ids)
 from tests.sampling import sample_ids  # noqa: E402
 from turngym.agents.experts.reasoning_gym import ReasoningGymOracle  # noqa: E402
-from turngym.envs.adapters.answer_guard import EVAL_SCORED, SYMPY_SCORED, admissible  # noqa: E402
+from turngym.envs.adapters.answer_guard import (  # noqa: E402
+    EVAL_SCORED,
+    QUIRKS,
+    SYMPY_SCORED,
+    admissible,
+)
 from turngym.envs.adapters.reasoning_gym import ReasoningGymEnv  # noqa: E402
-from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, NO_ORACLE, TASKS  # noqa: E402
+from turngym.envs.adapters.reasoning_gym_tasks import (  # noqa: E402
+    LEFT_OUT,
+    NO_ORACLE,
+    REDRAWN,
+    TASKS,
+)
 from turngym.registry import select  # noqa: E402
 from turngym.testing import check_text_env  # noqa: E402
 
@@ -218,3 +228,57 @@ def test_a_vector_env_scores_in_workers_of_its_own() -> None:
     finally:
         envs.close()
         here.close()
+
+
+# -- degenerate answers found by turngym.testing.check_degenerate_answers (issue 42) -----
+
+
+@pytest.mark.parametrize("answer", ["nan", "NaN", "nan+nanj", "-nan", "inf", "nan - nani"])
+def test_complex_arithmetic_pays_nothing_for_nan(answer: str) -> None:
+    # the library's scorer returns min(1.0, exp(-nan)), which is 1.0
+    env = ReasoningGymEnv("complex_arithmetic", attempts=1)
+    for seed in range(5):
+        env.reset(seed=seed)
+        assert env.score(answer) == 0.0, (answer, seed)
+        assert env.score(env.entry["answer"]) == 1.0
+
+
+def test_coin_flip_pays_no_prefix_credit_of_one() -> None:
+    # the library's prefix credit divides by the shorter string: "0" is a prefix of "0.3125"
+    env = ReasoningGymEnv("coin_flip", attempts=1)
+    for seed in range(10):
+        env.reset(seed=seed)
+        assert env.score("0") < 1.0, seed
+        assert env.score("0.") < 1.0, seed
+        assert env.score(env.entry["answer"]) == 1.0
+
+
+def test_coin_flip_keeps_partial_credit_below_one() -> None:
+    env = ReasoningGymEnv("coin_flip", attempts=1)
+    seed = next(s for s in range(100) if env.reset(seed=s) and env.entry["answer"] == "0.5")
+    env.reset(seed=seed)
+    assert env.score("0.9") == pytest.approx(2 / 3)  # "0." of "0.5": 2 characters of 3
+
+
+@pytest.mark.parametrize("task", ["string_insertion", "rotate_matrix", "string_manipulation"])
+def test_copying_the_input_back_is_never_the_answer(task: str) -> None:
+    # in these datasets the answer often equals the question's input (no pattern
+    # matched, a rotation by 360 degrees, no rule applied): such entries are redrawn
+    env = ReasoningGymEnv(task, attempts=1)
+    for seed in range(30):
+        env.reset(seed=seed)
+        question = env.entry["question"]
+        given = question.rsplit(":", 1)[-1].strip()
+        assert env.score(given) < 1.0, (task, seed)
+        assert env.score(env.entry["answer"]) == 1.0
+
+
+def test_a_config_whose_every_answer_is_its_input_is_refused() -> None:
+    env = ReasoningGymEnv("rotate_matrix", config={"min_rotations": 4, "max_rotations": 4})
+    with pytest.raises(ValueError, match="answered by their own input"):
+        env.reset(seed=0)
+
+
+def test_every_quirk_and_redraw_names_a_registered_dataset() -> None:
+    assert set(QUIRKS) <= set(TASKS) and set(REDRAWN) <= set(TASKS)
+    assert all(reason for _, reason in QUIRKS.values()) and all(REDRAWN.values())

@@ -7,7 +7,7 @@ installed ``reasoning_gym.factory.DATASETS``.
 
 from __future__ import annotations
 
-__all__ = ["LEFT_OUT", "NO_ORACLE", "TASKS"]
+__all__ = ["LEFT_OUT", "NO_ORACLE", "REDRAWN", "TASKS"]
 
 TASKS: tuple[str, ...] = (
     "ab",
@@ -130,3 +130,14 @@ NO_ORACLE: frozenset[str] = frozenset(
 )
 """Datasets whose entries carry no answer (``entry["answer"] is None``): many answers are
 right and the scorer checks them, so there is no oracle expert for these ids."""
+
+REDRAWN: dict[str, str] = {
+    "string_insertion": "the answer was the question's string unchanged in 95 of 100 "
+    "questions (no pattern in it): copying it back won",
+    "rotate_matrix": "a quarter of the rotations are by a multiple of 360 degrees: "
+    "copying the matrix back won",
+    "string_manipulation": "in a quarter of the questions no rule applies: copying the "
+    "string back won",
+}
+"""Datasets whose questions are redrawn (from the env's RNG) while the answer stands in
+the question as written (``answer_guard.copies_input``), and why."""
