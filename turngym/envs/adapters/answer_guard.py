@@ -261,13 +261,30 @@ def guarded_score(task: str, answer: str, entry: Mapping[str, Any], score: float
 
 
 def copies_input(entry: Mapping[str, Any]) -> bool:
-    r"""Whether ``entry``'s answer stands in its question as written (spacing aside).
+    r"""Whether ``entry``'s answer stands in its question (spacing and number forms aside).
 
     In ``REDRAWN`` datasets such an answer is the question's own input (a string no
-    pattern changes, a matrix rotated by 360 degrees): copying it back would win.
+    pattern changes, a matrix rotated by 360 degrees or pooled with a 1x1 kernel):
+    copying it back would win. Numbers compare by value (``6`` is ``6.0``), as the
+    matrix scorers do.
 
     >>> copies_input({"question": "Rotate by 360 degrees:\n1 2\n3 4\n", "answer": "1 2\n3 4"})
     True
+    >>> copies_input({"question": "Pool with a kernel of 1:\n6 3\n", "answer": "6.0 3.0"})
+    True
     """
-    answer = " ".join(str(entry.get("answer", "")).split())
-    return bool(answer) and answer in " ".join(str(entry.get("question", "")).split())
+    answer = _tokens(str(entry.get("answer", "")))
+    return bool(answer.strip()) and answer in _tokens(str(entry.get("question", "")))
+
+
+def _tokens(text: str) -> str:
+    """``text`` with its spacing collapsed and each number written one way."""
+    out = []
+    for token in text.split():
+        try:
+            value = float(token)
+        except ValueError:
+            out.append(token)
+        else:
+            out.append(repr(value) if math.isfinite(value) else token)
+    return " " + " ".join(out) + " "  # padded: "1 2" must not match inside "11 22"

@@ -138,6 +138,10 @@ REDRAWN: dict[str, str] = {
     "copying the matrix back won",
     "string_manipulation": "in a quarter of the questions no rule applies: copying the "
     "string back won",
+    "pool_matrix": "in about 12 of 100 questions the pooled matrix is the matrix given "
+    "(a 1x1 kernel): copying it back won",
+    "binary_matrix": "in about 5 of 100 questions every 1 is next to a 0, so the distance "
+    "matrix is the matrix given: copying it back won",
 }
 """Datasets whose questions are redrawn (from the env's RNG) while the answer stands in
 the question as written (``answer_guard.copies_input``), and why."""
