@@ -19,6 +19,7 @@ from turngym.envs.adapters.answer_guard import (  # noqa: E402
     QUIRKS,
     SYMPY_SCORED,
     admissible,
+    copies_input,
 )
 from turngym.envs.adapters.reasoning_gym import ReasoningGymEnv  # noqa: E402
 from turngym.envs.adapters.reasoning_gym_tasks import (  # noqa: E402
@@ -265,12 +266,13 @@ def test_copying_the_input_back_is_never_the_answer(task: str) -> None:
     # in these datasets the answer often equals the question's input (no pattern
     # matched, a rotation by 360 degrees, no rule applied): such entries are redrawn
     env = ReasoningGymEnv(task, attempts=1)
-    for seed in range(30):
+    for seed in range(100):
         env.reset(seed=seed)
-        question = env.entry["question"]
-        given = question.rsplit(":", 1)[-1].strip()
+        assert not copies_input(env.entry), (task, seed)
+        given = env.entry["question"].rsplit(":", 1)[-1].strip()
         assert env.score(given) < 1.0, (task, seed)
-        assert env.score(env.entry["answer"]) == 1.0
+        if seed < 10:
+            assert env.score(env.entry["answer"]) == 1.0
 
 
 def test_a_config_whose_every_answer_is_its_input_is_refused() -> None:

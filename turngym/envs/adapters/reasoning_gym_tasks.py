@@ -142,6 +142,13 @@ REDRAWN: dict[str, str] = {
     "(a 1x1 kernel): copying it back won",
     "binary_matrix": "in about 5 of 100 questions every 1 is next to a 0, so the distance "
     "matrix is the matrix given: copying it back won",
+    "rearc": "in 14 of 100 questions the output grid is the test input: copying it won "
+    "(and 30 of 100 answers stand in the question)",
+    "arc_1d": "in about 8 of 100 questions the answer stands in the question (4 of 100 "
+    "won by copying its last line)",
+    "word_sorting": "in about 3 of 100 questions the words come sorted: copying them won",
+    "sentence_reordering": "in about 3 of 100 questions the words come in order: copying "
+    "them won",
 }
 """Datasets whose questions are redrawn (from the env's RNG) while the answer stands in
 the question as written (``answer_guard.copies_input``), and why."""
