@@ -84,7 +84,9 @@ def test_chance_lifts_the_bar_for_a_yes_no_task() -> None:
             right = action == ("true" if self.word < "n" else "false")
             return Outcome("", float(right), terminated=True, success=right)
 
+    # no known answer, so no default chance: a constant guess of a yes/no task fails ...
     assert not check_degenerate_answers(lambda: Coin(), seeds=40, raise_on_failure=False).passed
+    # ... unless the base rate is declared
     assert check_degenerate_answers(lambda: Coin(), seeds=40, chance=0.6).passed
 
 
@@ -177,8 +179,29 @@ def test_the_most_common_answer_is_played_on_every_seed() -> None:
                 self.word = "aaaaaa"
             return text
 
-    report = check_degenerate_answers(
-        lambda: Skewed(), seeds=30, known_answer=_quiz_answer, raise_on_failure=False
-    )
+    # by default a constant right answer may win its share of the questions ...
+    report = check_degenerate_answers(lambda: Skewed(), seeds=30, known_answer=_quiz_answer)
     common = next(r for r in report.results if r.label == "most common answer")
-    assert common.example == "'aaaaaa'" and common.failed and not report.passed
+    assert common.example == "'aaaaaa'" and common.rate > 0.5 and not common.failed
+    assert report.chance == common.rate and report.bar == common.rate
+    # ... and chance=0.0 makes the check strict
+    strict = check_degenerate_answers(
+        lambda: Skewed(), seeds=30, known_answer=_quiz_answer, chance=0.0, raise_on_failure=False
+    )
+    common = next(r for r in strict.results if r.label == "most common answer")
+    assert common.failed and not strict.passed
+
+
+def test_a_scorer_quirk_fails_even_where_answers_bunch_up() -> None:
+    class SkewedNan(Quiz):
+        def _reset(self, options: dict[str, Any]) -> str:
+            text = super()._reset(options)
+            if self.np_random.random() < 0.3:
+                self.word = "aaaaaa"
+            return text
+
+    report = check_degenerate_answers(
+        lambda: SkewedNan("nan"), seeds=40, known_answer=_quiz_answer, raise_on_failure=False
+    )
+    assert 0 < report.chance < 0.5 and not report.passed
+    assert [r.label for r in report.results if r.failed] == ["nan", "NaN"]

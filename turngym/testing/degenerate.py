@@ -30,9 +30,14 @@ so a run of ~30 answers over ~100 ids stays clear of false alarms). With 20 seed
 a random agent that never wins, an answer fails from 11 wins of 20; with 100 seeds,
 from 17 of 100. More seeds find rarer wins.
 
-``chance`` allows for tasks whose answer space is tiny: a yes/no question is answered
-right half the time by any constant guess, which no scorer can prevent; an answer
-must then clearly beat that rate too.
+The probe looks for reward holes: answers that win where they are not the answer. A
+task whose right answers bunch up (``False`` in half of ``course_schedule``'s questions,
+``1`` in 40% of ``letter_counting``'s) pays a constant guess of that answer, which no
+scorer can take away; so ``chance``, the success rate a constant right answer is
+allowed, defaults to the share of the most common known answer over the seeds, and a
+degenerate answer fails only when it also clearly beats that. The report keeps the
+"most common answer" row, so such tasks stay visible (``benchmarks/README.md`` lists
+them); ``chance=0.0`` makes the check strict.
 """
 
 from __future__ import annotations
@@ -341,7 +346,7 @@ def check_degenerate_answers(
     known_answer: Callable[[gym.Env], Known] | None = None,
     answers: Iterable[tuple[str, str]] = DEGENERATE_ANSWERS,
     z: float = 3.0,
-    chance: float = 0.0,
+    chance: float | None = None,
     max_steps: int = 50,
     score_directly: bool = True,
     make_kwargs: dict[str, Any] | None = None,
@@ -360,8 +365,9 @@ def check_degenerate_answers(
             default: ``KNOWN_ANSWERS`` by the env's class.
         answers: the fixed corpus, ``(label, text)`` pairs.
         z: width of both Wilson intervals, in standard deviations.
-        chance: a success rate any constant guess reaches on this task (0.5 for yes/no
-            questions); an answer fails only when it also clearly beats this.
+        chance: the success rate a constant right answer may have (0.5 for a yes/no
+            task); an answer fails only when it also clearly beats this. Default: the
+            share of the most common known answer over the seeds (0.0 when unknown).
         max_steps: turns per episode at most (besides the env's own time limit).
         score_directly: grade answers of the envs in ``SCORED_DIRECTLY`` without
             stepping (the same verdicts, one reset per seed); False plays every answer.
@@ -385,7 +391,7 @@ def check_degenerate_answers(
         seed_list = [int(s) for s in seeds]
         if not seed_list:
             raise ValueError("seeds must name at least one seed")
-    if not 0.0 <= chance < 1.0:
+    if chance is not None and not 0.0 <= chance < 1.0:
         raise ValueError(f"chance must be a success rate in [0, 1), got {chance!r}")
     make, env_id = _factory(env_or_id, dict(make_kwargs or {}))
     template = answer_action if answer_action is not None else _registered_action(env_id)
@@ -441,9 +447,12 @@ def check_degenerate_answers(
         if common and common[0][1] >= 2:
             for s in seed_list:
                 grade("most common answer", common[0][0], s, None)
+        if chance is None:  # the share of questions a constant right answer gets
+            chance = common[0][1] / len(seed_list) if common and common[0][1] >= 2 else 0.0
     finally:
         env.close()
-    report = DegenerateReport(env_id, random, list(by_label.values()), z=z, chance=chance)
+    allowed = 0.0 if chance is None else chance
+    report = DegenerateReport(env_id, random, list(by_label.values()), z=z, chance=allowed)
     for row in report.results:
         row.failed = wilson_bounds(row.successes, row.episodes, z)[0] > report.bar
     report.seconds = time.perf_counter() - start
