@@ -128,80 +128,40 @@ def _forms(text: str) -> tuple[str, ...]:
 
 
 # The ids the probe found a hole in (fixed in answer_guard / reasoning_gym_tasks), and
-# the cheap text envs; two more Reasoning Gym ids are sampled per run.
+# the cheap text envs; four more Reasoning Gym ids are sampled per run (seed printed at
+# the end, TURNGYM_SAMPLE_SEED repeats it) among those whose reset takes under 0.1 s.
 PROBED = [
     "turngym/reasoning_gym.complex_arithmetic-v0",
     "turngym/reasoning_gym.coin_flip-v0",
     "turngym/reasoning_gym.string_insertion-v0",
     "turngym/reasoning_gym.rotate_matrix-v0",
     "turngym/reasoning_gym.string_manipulation-v0",
+    "turngym/reasoning_gym.pool_matrix-v0",
+    "turngym/reasoning_gym.rearc-v0",
     "turngym/TryAgainQA-v0",
     "turngym/SearchQA-v0",
     "turngym/Countdown-v0",
     "turngym/GuessMyCity-v0",
     "turngym/TwentyQuestions-v0",
 ]
-
-
-@pytest.mark.parametrize(
-    "env_id",
-    PROBED
-    + sample_ids([i for i in answer_graded_ids() if "reasoning_gym." in i and i not in PROBED], 2),
+SLOW_RESETS = {
+    "arc_agi", "codeio", "figlet_font", "futoshiki", "group_anagrams", "intermediate_integration",
+    "knight_swap", "puzzle24", "sokoban", "sudoku", "word_ladder", "zebra_puzzles",
+}  # fmt: skip
+SAMPLED = sample_ids(
+    [
+        i
+        for i in answer_graded_ids()
+        if i.startswith("turngym/reasoning_gym.")
+        and i not in PROBED
+        and i.split(".", 1)[1].removesuffix("-v0") not in SLOW_RESETS
+    ],
+    4,
 )
+
+
+@pytest.mark.parametrize("env_id", PROBED + SAMPLED)
 def test_no_degenerate_answer_beats_the_random_agent(env_id: str) -> None:
     if "reasoning_gym." in env_id:
         pytest.importorskip("reasoning_gym")
     check_degenerate_answers(env_id, seeds=20)
-
-
-@pytest.mark.parametrize("task", ["coin_flip", "spell_backward"])
-def test_scoring_directly_gives_the_verdicts_of_stepping(task: str) -> None:
-    pytest.importorskip("reasoning_gym")
-    env_id = f"turngym/reasoning_gym.{task}-v0"
-    fast = check_degenerate_answers(env_id, seeds=8, raise_on_failure=False)
-    slow = check_degenerate_answers(env_id, seeds=8, score_directly=False, raise_on_failure=False)
-    assert [(r.label, r.successes, r.episodes) for r in fast.results] == [
-        (r.label, r.successes, r.episodes) for r in slow.results
-    ]
-    assert [round(r.mean_return, 9) for r in fast.results] == [
-        round(r.mean_return, 9) for r in slow.results
-    ]
-    assert any(r.mean_return > 0 for r in fast.results)  # partial credit was compared too
-
-
-def test_the_most_common_answer_is_played_on_every_seed() -> None:
-    class Skewed(Quiz):
-        """The answer is "aaaaaa" in most episodes (a dataset whose answers bunch up)."""
-
-        def _reset(self, options: dict[str, Any]) -> str:
-            text = super()._reset(options)
-            if self.np_random.random() < 0.7:
-                self.word = "aaaaaa"
-            return text
-
-    # by default a constant right answer may win its share of the questions ...
-    report = check_degenerate_answers(lambda: Skewed(), seeds=30, known_answer=_quiz_answer)
-    common = next(r for r in report.results if r.label == "most common answer")
-    assert common.example == "'aaaaaa'" and common.rate > 0.5 and not common.failed
-    assert report.chance == common.rate and report.bar == common.rate
-    # ... and chance=0.0 makes the check strict
-    strict = check_degenerate_answers(
-        lambda: Skewed(), seeds=30, known_answer=_quiz_answer, chance=0.0, raise_on_failure=False
-    )
-    common = next(r for r in strict.results if r.label == "most common answer")
-    assert common.failed and not strict.passed
-
-
-def test_a_scorer_quirk_fails_even_where_answers_bunch_up() -> None:
-    class SkewedNan(Quiz):
-        def _reset(self, options: dict[str, Any]) -> str:
-            text = super()._reset(options)
-            if self.np_random.random() < 0.3:
-                self.word = "aaaaaa"
-            return text
-
-    report = check_degenerate_answers(
-        lambda: SkewedNan("nan"), seeds=40, known_answer=_quiz_answer, raise_on_failure=False
-    )
-    assert 0 < report.chance < 0.5 and not report.passed
-    assert [r.label for r in report.results if r.failed] == ["nan", "NaN"]
