@@ -165,3 +165,71 @@ def test_no_degenerate_answer_beats_the_random_agent(env_id: str) -> None:
     if "reasoning_gym." in env_id:
         pytest.importorskip("reasoning_gym")
     check_degenerate_answers(env_id, seeds=20)
+
+
+@pytest.mark.parametrize("task", ["coin_flip", "spell_backward"])
+def test_scoring_directly_gives_the_verdicts_of_stepping(task: str) -> None:
+    pytest.importorskip("reasoning_gym")
+    env_id = f"turngym/reasoning_gym.{task}-v0"
+    fast = check_degenerate_answers(env_id, seeds=8, raise_on_failure=False)
+    slow = check_degenerate_answers(env_id, seeds=8, score_directly=False, raise_on_failure=False)
+    assert [(r.label, r.successes, r.episodes) for r in fast.results] == [
+        (r.label, r.successes, r.episodes) for r in slow.results
+    ]
+    assert [round(r.mean_return, 9) for r in fast.results] == [
+        round(r.mean_return, 9) for r in slow.results
+    ]
+    assert any(r.mean_return > 0 for r in fast.results)  # partial credit was compared too
+
+
+def test_the_most_common_answer_is_played_on_every_seed() -> None:
+    class Skewed(Quiz):
+        """The answer is "aaaaaa" in most episodes (a dataset whose answers bunch up)."""
+
+        def _reset(self, options: dict[str, Any]) -> str:
+            text = super()._reset(options)
+            if self.np_random.random() < 0.7:
+                self.word = "aaaaaa"
+            return text
+
+    # by default a constant right answer may win its share of the questions ...
+    report = check_degenerate_answers(lambda: Skewed(), seeds=30, known_answer=_quiz_answer)
+    common = next(r for r in report.results if r.label == "most common answer")
+    assert common.example == "'aaaaaa'" and common.rate > 0.5 and not common.failed
+    assert report.chance == common.rate and report.bar == common.rate
+    # ... and chance=0.0 makes the check strict
+    strict = check_degenerate_answers(
+        lambda: Skewed(), seeds=30, known_answer=_quiz_answer, chance=0.0, raise_on_failure=False
+    )
+    common = next(r for r in strict.results if r.label == "most common answer")
+    assert common.failed and not strict.passed
+
+
+def test_a_scorer_quirk_fails_even_where_answers_bunch_up() -> None:
+    class SkewedNan(Quiz):
+        def _reset(self, options: dict[str, Any]) -> str:
+            text = super()._reset(options)
+            if self.np_random.random() < 0.3:
+                self.word = "aaaaaa"
+            return text
+
+    report = check_degenerate_answers(
+        lambda: SkewedNan("nan"), seeds=40, known_answer=_quiz_answer, raise_on_failure=False
+    )
+    assert 0 < report.chance < 0.5 and not report.passed
+    assert [r.label for r in report.results if r.failed] == ["nan", "NaN"]
+
+
+def test_another_questions_answer_is_tried() -> None:
+    class AnySolution(Quiz):
+        """Pays any reversed 6-letter word: a solution, not this question's."""
+
+        def _apply(self, action: str) -> Outcome:
+            right = len(action) == 6 and action.isalpha() and action.islower()
+            return Outcome("", float(right), terminated=True, success=right)
+
+    report = check_degenerate_answers(
+        lambda: AnySolution(), seeds=20, known_answer=_quiz_answer, raise_on_failure=False
+    )
+    other = next(r for r in report.results if r.label == "another question's answer")
+    assert other.failed and other.episodes == 19 and other.rate == 1.0

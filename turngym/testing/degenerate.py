@@ -19,8 +19,9 @@ and blank text, ``nan``, ``inf``, ``-0``, ``0``, ``1``, ``true``, ``none``, huge
 repeated tokens, format tags without content (``<answer></answer>``), and per episode
 the question, its last line and what follows its last colon (the question's input),
 the legal-action list, and, when the right answer is known (``KNOWN_ANSWERS``), its
-first and last character and halves, and the answer right most often over the seeds
-(sent on all of them: answers that bunch up pay a constant guess).
+first and last character and halves, the previous seed's answer (a scorer that checks
+for *a* solution, not this question's, pays it), and the answer right most often over
+the seeds (sent on all of them: answers that bunch up pay a constant guess).
 
 When is a success rate "clearly" above the random agent's? Each is a binomial
 proportion over the same seeds; a degenerate answer fails when the lower end of its
@@ -427,12 +428,19 @@ def check_degenerate_answers(
             _count(row, *_play(env, obs, info, sent, max_steps))
 
         answers_seen: Counter[str] = Counter()
+        previous: list[str] = []  # the accepted forms of the last seed's answer
         for s in seed_list:
             obs, info = env.reset(seed=s)
             known = _known(env, known_answer) if "{" in template else []
             if known:
                 answers_seen[known[0]] += 1
             corpus = fixed + (_episode_answers(obs, info, known) if "{" in template else [])
+            # Another question's answer: a scorer that checks an answer is A solution
+            # (four numbers make 24, a grid is a valid sudoku) and not THE solution of
+            # this question pays it.
+            if previous and not (known and any(_same(previous[0], k) for k in known)):
+                corpus.append(("another question's answer", previous[0]))
+            previous = known
             if direct is not None:  # every answer, then the random agent, on this reset
                 for label, text in corpus:
                     grade(label, text, s, (obs, info))

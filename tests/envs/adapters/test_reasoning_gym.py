@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,19 @@ def test_a_config_whose_every_answer_is_its_input_is_refused() -> None:
 def test_every_quirk_and_redraw_names_a_registered_dataset() -> None:
     assert set(QUIRKS) <= set(TASKS) and set(REDRAWN) <= set(TASKS)
     assert all(reason for _, reason in QUIRKS.values()) and all(REDRAWN.values())
+
+
+def test_puzzle24_pays_only_for_the_questions_numbers() -> None:
+    # the library's scorer checks that four numbers in range make 24, not which four:
+    # one question's answer won every other question (found by the probe's most
+    # common answer)
+    env = ReasoningGymEnv("puzzle24", attempts=1)
+    env.reset(seed=0)
+    other = str(env.entry["answer"])
+    for seed in range(1, 8):
+        env.reset(seed=seed)
+        numbers = sorted(env.entry["metadata"]["numbers"])
+        if numbers == sorted(int(n) for n in re.findall(r"\d+", other)):
+            continue  # the same four numbers: a right answer here too
+        assert env.score(other) < 1.0, seed
+        assert env.score(str(env.entry["answer"])) == 1.0

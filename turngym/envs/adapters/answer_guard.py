@@ -229,6 +229,20 @@ def _coin_flip(answer: str, entry: Mapping[str, Any], score: float) -> float:
     return shared / max(len(shown), len(oracle))
 
 
+_NUMBER = re.compile(r"\b\d+\b")  # how puzzle24's scorer finds the numbers used
+_PUZZLE24_WRONG = 0.01  # what puzzle24 pays a wrong answer of the right form
+
+
+def _puzzle24(answer: str, entry: Mapping[str, Any], score: float) -> float:
+    # puzzle24 checks that four numbers in range make 24, not that they are the
+    # question's four: one question's answer won every other question.
+    given = entry.get("metadata", {}).get("numbers")
+    if score < 1.0 or not given:
+        return score
+    used = sorted(int(n) for n in _NUMBER.findall(answer))
+    return score if used == sorted(int(n) for n in given) else min(score, _PUZZLE24_WRONG)
+
+
 Quirk = Callable[[str, Mapping[str, Any], float], float]
 """``(answer, entry, score) -> corrected score``."""
 
@@ -236,6 +250,11 @@ QUIRKS: dict[str, tuple[Quirk, str]] = {
     "complex_arithmetic": (
         _finite_complex,
         "`nan` scored 1.0 on every question: min(1.0, exp(-nan)) is 1.0",
+    ),
+    "puzzle24": (
+        _puzzle24,
+        "one question's answer (8*(6 - 1 - 2)) won 100 of 100 questions: the scorer "
+        "checks that four numbers make 24, not that they are the question's",
     ),
     "coin_flip": (
         _coin_flip,
