@@ -23,8 +23,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import platform
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +35,37 @@ from turngym.registry import entry, select
 from turngym.testing import answer_graded_ids, check_degenerate_answers
 from turngym.testing.degenerate import wilson_bounds
 
+_OUT = sys.stdout
+"""Where the JSON lines go; ``main`` points it at a copy of stdout's descriptor."""
+
 
 def _line(**fields: Any) -> dict[str, Any]:
     line = {"bench": "degenerate_answers", **fields}
-    print(json.dumps(line), flush=True)
+    print(json.dumps(line), file=_OUT, flush=True)
     return line
+
+
+@contextlib.contextmanager
+def _stray_output_to_stderr() -> Iterator[None]:
+    """Send what else writes to stdout to stderr, file descriptor 1 included.
+
+    Some generators and scorers print (``bf``'s dots, ``tower_of_hanoi``'s "Error
+    validating move"), some in the scorer's worker process, which writes to the
+    descriptor itself: only the JSON lines may reach stdout.
+    """
+    global _OUT
+    sys.stdout.flush()
+    kept = os.dup(1)
+    os.dup2(2, 1)
+    _OUT = os.fdopen(kept, "w")
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _OUT.flush()
+        os.dup2(kept, 1)
+        _OUT.close()
+        _OUT = sys.stdout
 
 
 def _ids(patterns: list[str]) -> list[str]:
@@ -95,6 +123,15 @@ def main(argv: list[str] | None = None) -> int:
         saved = [json.loads(t) for t in args.from_jsonl.read_text().splitlines() if t.strip()]
         args.markdown.write_text(_markdown(saved))
         return 0
+    with _stray_output_to_stderr():
+        lines, bad = _run(args)
+    if args.markdown is not None:
+        args.markdown.write_text(_markdown(lines))
+    return 1 if bad else 0
+
+
+def _run(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
+    """Probe every chosen id: the JSON lines, and how many ids failed or raised."""
     ids = _ids(args.ids)
     lines: list[dict[str, Any]] = []
     bad = 0
@@ -104,11 +141,9 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(_line(id=env_id, skipped=missing))
             continue
         try:
-            # some generators print to stdout (bf's dots): keep the JSON lines clean
-            with contextlib.redirect_stdout(sys.stderr):
-                report = check_degenerate_answers(
-                    env_id, args.seeds, seed=args.seed, z=args.z, raise_on_failure=False
-                )
+            report = check_degenerate_answers(
+                env_id, args.seeds, seed=args.seed, z=args.z, raise_on_failure=False
+            )
         except Exception as error:  # one id's crash is a line, not the end of the run
             bad += 1
             lines.append(_line(id=env_id, error=f"{type(error).__name__}: {error}"[:500]))
@@ -139,9 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                     python=platform.python_version(),
                 )
             )
-    if args.markdown is not None:
-        args.markdown.write_text(_markdown(lines))
-    return 1 if bad else 0
+    return lines, bad
 
 
 if __name__ == "__main__":

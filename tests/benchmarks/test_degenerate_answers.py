@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.benchmarks.scripts import run_benchmark
 
 
@@ -30,3 +32,13 @@ def test_lines_per_id_then_a_table_from_them(tmp_path):
         == []
     )
     assert again.read_text() == text
+
+
+def test_what_a_scorer_prints_stays_off_the_json_lines():
+    # tower_of_hanoi's scorer prints "Error validating move ..." from the scorer's worker
+    # process, straight to file descriptor 1; run_benchmark reads every stdout line as JSON
+    pytest.importorskip("reasoning_gym")
+    lines = run_benchmark(
+        "degenerate_answers.py", "--ids", "reasoning_gym.tower_of_hanoi-v0", "--seeds", "3"
+    )
+    assert lines and {line["id"] for line in lines} == {"turngym/reasoning_gym.tower_of_hanoi-v0"}
