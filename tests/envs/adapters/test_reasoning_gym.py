@@ -301,3 +301,14 @@ def test_puzzle24_pays_only_for_the_questions_numbers() -> None:
             continue  # the same four numbers: a right answer here too
         assert env.score(other) < 1.0, seed
         assert env.score(str(env.entry["answer"])) == 1.0
+
+
+@pytest.mark.parametrize("task", sorted(set(QUIRKS) | set(REDRAWN)))
+def test_guards_and_redraws_keep_the_oracle_at_one(task: str) -> None:
+    env = gym.make(f"turngym/reasoning_gym.{task}-v0", attempts=1)
+    oracle = ReasoningGymOracle(env)
+    for seed in range(20):
+        obs, info = env.reset(seed=seed)
+        _, reward, terminated, _, info = env.step(oracle.act(obs, info))
+        assert terminated and info["success"] and reward == 1.0, (task, seed)
+    env.close()
