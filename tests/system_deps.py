@@ -20,7 +20,9 @@ INNER_LOOP = bool(os.environ.get("TURNGYM_CHECK"))
 def needs(found: object, what: str, install: str) -> pytest.MarkDecorator:
     """Skip unless ``found`` (a path, a module...) is truthy, or CI requires ``what``."""
     if INNER_LOOP:
-        return pytest.mark.skip(reason=f"make check leaves out what needs {what} (make test runs it)")
+        return pytest.mark.skip(
+            reason=f"make check leaves out what needs {what} (make test runs it)"
+        )
     return pytest.mark.skipif(
         not found and not REQUIRED,
         reason=f"{what} is not installed ({install}; `make test` installs it as root)",

@@ -74,6 +74,11 @@ class EnvEntry:
     """Debian packages the env needs besides (``apt-get install ...``)"""
     suite: str | None = None
     """the outside library's suite an adapter row belongs to (``openspiel``, ``babyai``...)"""
+    answer_action: str | None = None
+    """how an action submits a final answer when the reward grades one: a ``str.format``
+    template of the answer's text (``"{}"``, ``"answer[{}]"``, ``"answer({!r})"``) or a
+    fixed action (``"submit()"``); ``turngym.testing.check_degenerate_answers`` probes
+    every row that has one with answers that read no question (``nan``, ``0``, a copy)"""
 
     @property
     def name(self) -> str:
@@ -252,6 +257,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.tool_use:ToolUseExpert",
+        answer_action="respond(message={!r})",
         description="retail customer service: serve a simulated user with SQLite-backed tools",
     ),
     # -- text: Countdown ---------------------------------------------------------------
@@ -263,6 +269,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.countdown:CountdownExpert",
+        answer_action="{}",
         description="make a target from 4 numbers with + - * / in one expression (or mode='multi')",
     ),
     # -- text: TryAgainQA --------------------------------------------------------------
@@ -274,6 +281,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.try_again_qa:TryAgainQAExpert",
+        answer_action="{}",
         description="answer a templated question in 5 tries; a wrong answer hears only 'try again'",
     ),
     # -- text: SearchQA --------------------------------------------------------------
@@ -285,6 +293,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.search_qa:SearchQAExpert",
+        answer_action="answer[{}]",
         description="multi-hop QA over a generated encyclopedia with search/open/answer tools",
     ),
     # -- text: Maze (LMRL-Gym) -------------------------------------------------------
@@ -351,6 +360,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.twenty_questions:TwentyQuestionsExpert",
+        answer_action="{}",
         description="LMRL-Gym 20 Questions: find a secret everyday object with yes/no questions",
     ),
     # -- text: Chess (LMRL-Gym) -------------------------------------------------------
@@ -385,6 +395,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.guess_my_city:GuessMyCityExpert",
+        answer_action="{}",
         description="LMRL Guess My City: find a secret world city by asking an oracle questions",
     ),
     # -- web (Chromium via Playwright; sites served on 127.0.0.1) ------------------------
@@ -408,6 +419,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.web:SiteOracle",
+        answer_action="answer({!r})",
         description="WebArena-like forum: post, reply, vote, edit your profile or find a fact; "
         "10 templates checked against the database or the answer",
     ),
@@ -419,6 +431,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.web:SiteOracle",
+        answer_action="answer({!r})",
         description="WebArena-like shop admin: change an order's address or status, update a "
         "product, or look up a fact; 10 templates",
     ),
@@ -444,6 +457,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.swe:SWEOracle",
+        answer_action="submit()",
         description="fix a reported bug in a small Python repo with bash/edit/test tools; "
         "graded by hidden tests (SWE-bench style); task=... picks one",
     ),
@@ -455,6 +469,7 @@ ENVS: tuple[EnvEntry, ...] = (
         finite_actions=False,
         stochastic=False,
         expert="turngym.agents.experts.swe:SWEOracle",
+        answer_action="submit()",
         description="SWE-v0 on its five easiest bundled tasks",
     ),
 )

@@ -160,6 +160,7 @@ def adapter_rows(_e: RowMaker, _g: RowMaker) -> tuple[EnvEntry, ...]:
             description=f"Reasoning Gym {task}: a question per seed, its own scorer, 3 attempts",
             extra="reasoning",
             suite="reasoning_gym",
+            answer_action="{}",
         )
         for task in RG_TASKS
     )

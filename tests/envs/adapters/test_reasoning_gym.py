@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,20 @@ reasoning_gym = pytest.importorskip("reasoning_gym")
 import turngym  # noqa: E402  (registers the ids)
 from tests.sampling import sample_ids  # noqa: E402
 from turngym.agents.experts.reasoning_gym import ReasoningGymOracle  # noqa: E402
-from turngym.envs.adapters.answer_guard import EVAL_SCORED, SYMPY_SCORED, admissible  # noqa: E402
+from turngym.envs.adapters.answer_guard import (  # noqa: E402
+    EVAL_SCORED,
+    QUIRKS,
+    SYMPY_SCORED,
+    admissible,
+    copies_input,
+)
 from turngym.envs.adapters.reasoning_gym import ReasoningGymEnv  # noqa: E402
-from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, NO_ORACLE, TASKS  # noqa: E402
+from turngym.envs.adapters.reasoning_gym_tasks import (  # noqa: E402
+    LEFT_OUT,
+    NO_ORACLE,
+    REDRAWN,
+    TASKS,
+)
 from turngym.registry import select  # noqa: E402
 from turngym.testing import check_text_env  # noqa: E402
 
@@ -218,3 +230,85 @@ def test_a_vector_env_scores_in_workers_of_its_own() -> None:
     finally:
         envs.close()
         here.close()
+
+
+# -- degenerate answers found by turngym.testing.check_degenerate_answers (issue 42) -----
+
+
+@pytest.mark.parametrize("answer", ["nan", "NaN", "nan+nanj", "-nan", "inf", "nan - nani"])
+def test_complex_arithmetic_pays_nothing_for_nan(answer: str) -> None:
+    # the library's scorer returns min(1.0, exp(-nan)), which is 1.0
+    env = ReasoningGymEnv("complex_arithmetic", attempts=1)
+    for seed in range(5):
+        env.reset(seed=seed)
+        assert env.score(answer) == 0.0, (answer, seed)
+        assert env.score(env.entry["answer"]) == 1.0
+
+
+def test_coin_flip_pays_no_prefix_credit_of_one() -> None:
+    # the library's prefix credit divides by the shorter string: "0" is a prefix of "0.3125"
+    env = ReasoningGymEnv("coin_flip", attempts=1)
+    for seed in range(10):
+        env.reset(seed=seed)
+        assert env.score("0") < 1.0, seed
+        assert env.score("0.") < 1.0, seed
+        assert env.score(env.entry["answer"]) == 1.0
+
+
+def test_coin_flip_keeps_partial_credit_below_one() -> None:
+    env = ReasoningGymEnv("coin_flip", attempts=1)
+    seed = next(s for s in range(100) if env.reset(seed=s) and env.entry["answer"] == "0.5")
+    env.reset(seed=seed)
+    assert env.score("0.9") == pytest.approx(2 / 3)  # "0." of "0.5": 2 characters of 3
+
+
+@pytest.mark.parametrize("task", sorted(REDRAWN))
+def test_copying_the_input_back_is_never_the_answer(task: str) -> None:
+    # in these datasets the answer often equals the question's input (no pattern
+    # matched, a rotation by 360 degrees, no rule applied): such entries are redrawn
+    env = ReasoningGymEnv(task, attempts=1)
+    for seed in range(100):
+        env.reset(seed=seed)
+        assert not copies_input(env.entry), (task, seed)
+        given = env.entry["question"].rsplit(":", 1)[-1].strip()
+        assert env.score(given) < 1.0, (task, seed)
+        if seed < 10:
+            assert env.score(env.entry["answer"]) == 1.0
+
+
+def test_a_config_whose_every_answer_is_its_input_is_refused() -> None:
+    env = ReasoningGymEnv("rotate_matrix", config={"min_rotations": 4, "max_rotations": 4})
+    with pytest.raises(ValueError, match="answered by their own input"):
+        env.reset(seed=0)
+
+
+def test_every_quirk_and_redraw_names_a_registered_dataset() -> None:
+    assert set(QUIRKS) <= set(TASKS) and set(REDRAWN) <= set(TASKS)
+    assert all(reason for _, reason in QUIRKS.values()) and all(REDRAWN.values())
+
+
+def test_puzzle24_pays_only_for_the_questions_numbers() -> None:
+    # the library's scorer checks that four numbers in range make 24, not which four:
+    # one question's answer won every other question (found by the probe's most
+    # common answer)
+    env = ReasoningGymEnv("puzzle24", attempts=1)
+    env.reset(seed=0)
+    other = str(env.entry["answer"])
+    for seed in range(1, 8):
+        env.reset(seed=seed)
+        numbers = sorted(env.entry["metadata"]["numbers"])
+        if numbers == sorted(int(n) for n in re.findall(r"\d+", other)):
+            continue  # the same four numbers: a right answer here too
+        assert env.score(other) < 1.0, seed
+        assert env.score(str(env.entry["answer"])) == 1.0
+
+
+@pytest.mark.parametrize("task", sorted(set(QUIRKS) | set(REDRAWN)))
+def test_guards_and_redraws_keep_the_oracle_at_one(task: str) -> None:
+    env = gym.make(f"turngym/reasoning_gym.{task}-v0", attempts=1)
+    oracle = ReasoningGymOracle(env)
+    for seed in range(20):
+        obs, info = env.reset(seed=seed)
+        _, reward, terminated, _, info = env.step(oracle.act(obs, info))
+        assert terminated and info["success"] and reward == 1.0, (task, seed)
+    env.close()

@@ -18,13 +18,24 @@ tree alone (nothing is evaluated) whether it is safe to hand over:
 The guard stops code from running; it does not bound work (``simplify`` of nested
 ``exp(exp(...))`` is arithmetic too): that is `turngym.envs.adapters.bounded_score`'s
 job, which runs every scorer but the default string compare under a time bound.
+
+``guarded_score`` then corrects the scores of scorers that pay a degenerate answer
+(found by ``turngym.testing.check_degenerate_answers``), one guard per quirk
+(``QUIRKS``), each keeping the oracle's answer at 1.0; and ``copies_input`` tells the
+env which questions to redraw because their answer is their own input (``REDRAWN`` in
+``reasoning_gym_tasks``).
 """
 
 from __future__ import annotations
 
 import ast
+import math
+import re
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
 
-__all__ = ["EVAL_SCORED", "SYMPY_SCORED", "admissible"]
+__all__ = ["EVAL_SCORED", "QUIRKS", "SYMPY_SCORED", "admissible", "copies_input", "guarded_score"]
 
 EVAL_SCORED: frozenset[str] = frozenset(
     {"string_insertion", "spiral_matrix", "binary_matrix", "n_queens"}
@@ -174,3 +185,125 @@ def _constant(node: ast.AST) -> float | None:
             return None
         return left / right
     return None
+
+
+# --------------------------------------------------------------------------- scorer quirks
+
+_NON_FINITE = re.compile(r"nan|inf", re.IGNORECASE)  # what complex() reads as non-finite
+_COIN_FLIP_TOLERANCE = 1e-4  # coin_flip's own absolute tolerance
+_COIN_FLIP_RELATIVE = 1e-3  # and, below it, the relative error still counted right
+
+
+def _finite_complex(answer: str, entry: Mapping[str, Any], score: float) -> float:
+    # min(1.0, exp(-abs(nan - expected))) is 1.0: min keeps its first argument when
+    # the comparison with nan is false. A right answer is finite, so naming nan or inf
+    # (which complex() reads: "nan", "nanj", "inf", "infinity") earns nothing.
+    return 0.0 if _NON_FINITE.search(answer) else score
+
+
+def _probability(text: str) -> float | None:
+    try:
+        value = float(Fraction(text.replace(",", "")))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _coin_flip(answer: str, entry: Mapping[str, Any], score: float) -> float:
+    # coin_flip pays a matching prefix over the SHORTER string ("0" against "0.3125" is
+    # 1/1), and counts anything within 1e-4 as right ("0" for 3.05e-05). A 1.0 is kept
+    # for a value within the tolerance and, for tiny probabilities, within 0.1% of the
+    # oracle's; else the prefix credit is paid over the LONGER string, below 1.0.
+    if score < 1.0:
+        return score
+    given, right = _probability(answer), _probability(str(entry.get("answer", "")))
+    if given is None or right is None:
+        return score  # the scorer read it some other way: leave its verdict alone
+    if abs(given - right) <= min(_COIN_FLIP_TOLERANCE, _COIN_FLIP_RELATIVE * abs(right)):
+        return 1.0
+    shown, oracle = f"{given:.10g}", f"{right:.10g}"
+    shared = next(
+        (k for k, (a, b) in enumerate(zip(shown, oracle, strict=False)) if a != b),
+        min(len(shown), len(oracle)),
+    )
+    return shared / max(len(shown), len(oracle))
+
+
+_NUMBER = re.compile(r"\b\d+\b")  # how puzzle24's scorer finds the numbers used
+_PUZZLE24_WRONG = 0.01  # what puzzle24 pays a wrong answer of the right form
+
+
+def _puzzle24(answer: str, entry: Mapping[str, Any], score: float) -> float:
+    # puzzle24 checks that four numbers in range make 24, not that they are the
+    # question's four: one question's answer won every other question.
+    given = entry.get("metadata", {}).get("numbers")
+    if score < 1.0 or not given:
+        return score
+    used = sorted(int(n) for n in _NUMBER.findall(answer))
+    return score if used == sorted(int(n) for n in given) else min(score, _PUZZLE24_WRONG)
+
+
+Quirk = Callable[[str, Mapping[str, Any], float], float]
+"""``(answer, entry, score) -> corrected score``."""
+
+QUIRKS: dict[str, tuple[Quirk, str]] = {
+    "complex_arithmetic": (
+        _finite_complex,
+        "`nan` scored 1.0 on every question: min(1.0, exp(-nan)) is 1.0",
+    ),
+    "puzzle24": (
+        _puzzle24,
+        "one question's answer (8*(6 - 1 - 2)) won 100 of 100 questions: the scorer "
+        "checks that four numbers make 24, not that they are the question's",
+    ),
+    "coin_flip": (
+        _coin_flip,
+        "`0` scored 1.0 on most questions: prefix credit over the shorter string "
+        "('0' of '0.3125'), and any value within 1e-4 of a tiny probability",
+    ),
+}
+"""Datasets whose scorer overpays a degenerate answer: the guard, and what it paid for."""
+
+
+def guarded_score(task: str, answer: str, entry: Mapping[str, Any], score: float) -> float:
+    """``score`` (the dataset's own) corrected for the scorer's known quirk, if it has one.
+
+    >>> guarded_score("complex_arithmetic", "nan", {"answer": "3.0 - 3.0i"}, 1.0)
+    0.0
+    >>> guarded_score("coin_flip", "0", {"answer": "0.3125"}, 1.0)
+    0.16666666666666666
+    >>> guarded_score("coin_flip", "0.3125", {"answer": "0.3125"}, 1.0)
+    1.0
+    """
+    quirk = QUIRKS.get(task)
+    return score if quirk is None else quirk[0](answer, entry, score)
+
+
+def copies_input(entry: Mapping[str, Any]) -> bool:
+    r"""Whether ``entry``'s answer stands in its question (spacing and number forms aside).
+
+    In ``REDRAWN`` datasets such an answer is the question's own input (a string no
+    pattern changes, a matrix rotated by 360 degrees or pooled with a 1x1 kernel):
+    copying it back would win. Numbers compare by value (``6`` is ``6.0``), as the
+    matrix scorers do.
+
+    >>> copies_input({"question": "Rotate by 360 degrees:\n1 2\n3 4\n", "answer": "1 2\n3 4"})
+    True
+    >>> copies_input({"question": "Pool with a kernel of 1:\n6 3\n", "answer": "6.0 3.0"})
+    True
+    """
+    answer = _tokens(str(entry.get("answer", "")))
+    return bool(answer.strip()) and answer in _tokens(str(entry.get("question", "")))
+
+
+def _tokens(text: str) -> str:
+    """``text`` with its spacing collapsed and each number written one way."""
+    out = []
+    for token in text.split():
+        try:
+            value = float(token)
+        except ValueError:
+            out.append(token)
+        else:
+            out.append(repr(value) if math.isfinite(value) else token)
+    return " " + " ".join(out) + " "  # padded: "1 2" must not match inside "11 22"

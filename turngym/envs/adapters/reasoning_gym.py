@@ -15,7 +15,11 @@ a single answer would not; ``reward="success"`` pays 1.0 for a correct answer an
 otherwise. ``success`` means a score of 1.0.
 
 Answers go to scorers that evaluate text as Python only when
-``turngym.envs.adapters.answer_guard`` finds them harmless; others score 0.0.
+``turngym.envs.adapters.answer_guard`` finds them harmless; others score 0.0. Scorers
+that pay a degenerate answer (``nan``, a prefix of the answer) have their score
+corrected there (``answer_guard.QUIRKS``), and the datasets whose answer is often the
+question's own input redraw such questions (``reasoning_gym_tasks.REDRAWN``), so that
+no answer wins without reading the question (``turngym.testing.check_degenerate_answers``).
 
 Scoring is bounded: some scorers do unbounded work on an answer (``sympy.simplify`` of
 ``exp(exp(exp(x)))``, ``rubiks_cube`` repeating a move ``R99999999`` times), so every
@@ -35,16 +39,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from turngym.core import Invalid, Outcome, TextEnv
-from turngym.envs.adapters.answer_guard import admissible
+from turngym.envs.adapters.answer_guard import admissible, copies_input, guarded_score
 from turngym.envs.adapters.bounded_score import BoundedScorer
 from turngym.envs.adapters.reasoning_gym_entries import make_dataset, make_entry
-from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, TASKS
+from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, REDRAWN, TASKS
 from turngym.extras import needs_extra
 
 __all__ = ["REWARDS", "ReasoningGymEnv"]
 
 REWARDS = ("score", "success")
 """``ReasoningGymEnv(reward=...)``: the scorer's value, or 1.0/0.0 for right/wrong."""
+
+MAX_DRAWS = 1000
+"""Questions a ``REDRAWN`` dataset may draw per reset before its config is refused."""
 
 
 class ReasoningGymEnv(TextEnv[str]):
@@ -165,9 +172,17 @@ class ReasoningGymEnv(TextEnv[str]):
         return self.attempts - len(self.answers)
 
     def _reset(self, options: dict[str, Any]) -> str:
-        self._entry_seed = int(self.np_random.integers(2**31 - 1))
-        # the seed alone decides: not the global generators, nor the hash seed
-        self._dataset, self.entry = make_entry(self.task, self._entry_seed, self.config)
+        for _ in range(MAX_DRAWS):
+            self._entry_seed = int(self.np_random.integers(2**31 - 1))
+            # the seed alone decides: not the global generators, nor the hash seed
+            self._dataset, self.entry = make_entry(self.task, self._entry_seed, self.config)
+            if self.task not in REDRAWN or not copies_input(self.entry):
+                break
+        else:  # a config under which every answer is the question's input
+            raise ValueError(
+                f"{MAX_DRAWS} questions of {self.task} with config={self.config!r} were all "
+                "answered by their own input; widen the config (see REDRAWN)"
+            )
         self.answers = []
         self.instruction = question = self.entry["question"]
         return question + self._ask
@@ -202,6 +217,7 @@ class ReasoningGymEnv(TextEnv[str]):
             value, why = self.scorer.score(self._entry_seed, self.entry, answer)
         if value is None:
             return 0.0, why
+        value = guarded_score(self.task, answer, self.entry, value)
         return (min(max(value, 0.0), 1.0) if value == value else 0.0), None
 
     def _apply(self, action: str) -> Outcome:
