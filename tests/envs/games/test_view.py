@@ -129,7 +129,7 @@ def test_render_shows_the_whole_game():
 
 def test_make_game_and_errors():
     game = turngym.make_game("TicTacToe-v0", invalid_action_penalty=-0.5)
-    assert isinstance(game, TicTacToe) and game.invalid_action_penalty == 0.5
+    assert isinstance(game, TicTacToe) and game.invalid_action_penalty == -0.5
     with pytest.raises(ValueError, match="Wordle-v0 is not a multi-agent game; games: TicTacToe"):
         turngym.make_game("Wordle-v0")
     with pytest.raises(ValueError, match="unknown turngym env"):
