@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from tests.benchmarks.scripts import ROOT, run_benchmark
 from turngym.registry import ENVS
 
@@ -11,6 +13,7 @@ SCRIPT = ROOT / "benchmarks" / "env_throughput.py"
 RATES = ("episodes_per_s", "steps_per_s", "env_steps_per_s", "mean_episode_len")
 
 
+@pytest.mark.slow  # plays every family for a while: make test runs it
 def test_turngym_rows_are_measured_with_positive_rates() -> None:
     lines = run_benchmark("env_throughput.py", "--episodes", "3", "--no-peers", "--seed", "5")
     # one row stands for the MiniWoB family by default, and one for each adapter group

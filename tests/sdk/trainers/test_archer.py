@@ -103,6 +103,7 @@ def config(model_dir: Path, tmp_path: Path, **overrides: Any) -> ArCHerConfig:
     return ArCHerConfig(**values)
 
 
+@pytest.mark.slow  # 400 critic updates each: make test runs them
 @pytest.mark.parametrize(
     ("critic", "v_action", "tolerance"),
     [

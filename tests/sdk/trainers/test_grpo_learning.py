@@ -7,6 +7,7 @@ import pytest
 from turngym.sdk.trainers.grpo import GRPOConfig, GRPOTrainer
 
 
+@pytest.mark.slow  # a learning run: make test runs it, make check leaves it out
 def test_bandit_success_reaches_0_9_within_60_steps(rl_model_dir, tmp_path):
     """Dr. GRPO (scale="none"): the group std would erase the arms' reward sizes.
 

@@ -134,6 +134,7 @@ def soft_q_fixed_point(
     return q
 
 
+@pytest.mark.slow  # critic training runs: make test runs them
 @pytest.mark.parametrize("critic", ["shared", "encoder"])
 def test_critic_learns_the_exact_soft_q_values(rl_model_dir, tmp_path, critic):
     """With the policy and alpha held fixed, both Q heads reach the soft Q^pi fixed point."""
