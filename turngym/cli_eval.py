@@ -120,10 +120,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not agents:
         raise CliError("name an agent: --agents expert,random or --agent KIND")
     jobs, skipped = eval_jobs(args, rows, agents)
-    if args.wrappers is None and not args.json:
-        for kind in agents:
-            if stack := wrappers_for(kind, None):
-                print(f"{kind} plays under the wrappers it was trained under: {','.join(stack)}")
+    if args.wrappers is None and not args.json:  # the stacks the jobs took from the models
+        trained = {job.agent: job.wrappers for job in jobs if job.wrappers}
+        for kind, stack in trained.items():
+            print(f"{kind} plays under the wrappers it was trained under: {','.join(stack)}")
     # A model is loaded once, here, and plays every env batched; expert and random
     # agents are built per env, in the workers when --jobs > 1.
     models = {k: agent_for(k, None, seed=args.seed) for k in agents if k.startswith(MODEL_KINDS)}

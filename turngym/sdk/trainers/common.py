@@ -23,31 +23,40 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-_TRAINERS = "turngym.sdk.trainers"
-_MOVED = {
-    **dict.fromkeys(
-        ("RunConfig", "add_config_flags", "config_from_args", "check_config", "is_int"),
-        f"{_TRAINERS}.config",
+_NAMES_BY_MODULE = {
+    "turngym.sdk.trainers.config": (
+        "RunConfig",
+        "add_config_flags",
+        "config_from_args",
+        "check_config",
+        "is_int",
+        "is_number",
     ),
-    "is_number": f"{_TRAINERS}.config",
-    "Trainer": f"{_TRAINERS}.loop",
-    **dict.fromkeys(("MetricsLog", "plot_curves", "format_metrics"), f"{_TRAINERS}.metrics"),
-    **dict.fromkeys(
-        ("open_run_dir", "checkpoint_dirs", "latest_checkpoint", "save_checkpoint"),
-        f"{_TRAINERS}.checkpoints",
+    "turngym.sdk.trainers.loop": ("Trainer",),
+    "turngym.sdk.trainers.metrics": ("MetricsLog", "plot_curves", "format_metrics"),
+    "turngym.sdk.trainers.checkpoints": (
+        "open_run_dir",
+        "checkpoint_dirs",
+        "latest_checkpoint",
+        "save_checkpoint",
     ),
-    **dict.fromkeys(
-        ("TINY", "resolve_model", "load_policy", "restore_weights", "save_final_model"),
-        f"{_TRAINERS}.learner",
+    "turngym.sdk.trainers.learner": (
+        "TINY",
+        "resolve_model",
+        "load_policy",
+        "restore_weights",
+        "save_final_model",
+        "scheduled_lr",
     ),
-    "scheduled_lr": f"{_TRAINERS}.learner",
-    **dict.fromkeys(("env_id_of", "make_text_env", "make_game_env"), f"{_TRAINERS}.envs"),
-    **dict.fromkeys(
-        ("write_config", "record_eval_episodes", "drop_eval_episodes_after"),
-        f"{_TRAINERS}.run_files",
+    "turngym.sdk.trainers.envs": ("env_id_of", "make_text_env", "make_game_env"),
+    "turngym.sdk.trainers.run_files": (
+        "write_config",
+        "record_eval_episodes",
+        "drop_eval_episodes_after",
     ),
-    **dict.fromkeys(("WRAPPERS", "GAME_WRAPPERS", "wrapper_spec"), "turngym.wrappers.specs"),
+    "turngym.wrappers.specs": ("WRAPPERS", "GAME_WRAPPERS", "wrapper_spec"),
 }
+_MOVED = {name: module for module, names in _NAMES_BY_MODULE.items() for name in names}
 
 __all__ = sorted([*_MOVED, "COMMON_FIELD_DOCS", "run_training"])
 
