@@ -217,6 +217,29 @@ def test_half_open_connections_cannot_lock_out_a_client(quick, patient, key):
     _honest(served, key)
 
 
+def test_a_connection_ages_from_its_connect_not_from_its_headers(patient):
+    """A client that finishes its headers late is no younger for it: the cap pushes out the
+    connection that has waited on its client longest, counted from its connect (under load
+    the server may read a half-open client's bytes after later clients connect, which made
+    the pushed-out set depend on timing)."""
+    _need_fds(MAX_CONNECTIONS + 64)
+    _honest(patient, KEY)  # the server has caught up with earlier tests' closed sockets
+    late, early = _connect(patient), _connect(patient)
+    post = _head(patient, "POST", "/v1/completions", Content_Type="application/json")
+    late.sendall((post + f"Authorization: Bearer {KEY}\r\nContent-Length: 1000\r\n\r\n{{").encode())
+    _honest(patient, KEY)  # the server has read the late headers
+    others = []
+    try:
+        # late, early and these fill the cap, one more than it holds
+        for _ in range(MAX_CONNECTIONS - 1):
+            others.append(_connect(patient))
+        assert _closed_by_server(late), "the connection that connected first was kept"
+    finally:
+        for sock in [late, early, *others]:
+            sock.close()
+    _honest(patient, KEY)
+
+
 def _max_open_files(pid: int) -> tuple[int, int]:
     for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
         if line.startswith("Max open files"):

@@ -10,8 +10,9 @@ headers (h11, 16 KiB), so ``ServeConnections`` adds, in its own protocol class:
   ``header_timeout`` seconds to send a request's headers, however it spaces its bytes;
 - a body deadline: from its headers, ``body_timeout`` seconds to send the body;
 - a cap: at most ``max_connections`` connections wait on their client (sending a
-  request, or idle between requests); one more closes the one that has waited longest,
-  so half-open connections cannot keep an honest client out, however many they are.
+  request, or idle between requests); one more closes the one that has waited longest
+  (counted from its connect or its previous reply, not from its last byte), so half-open
+  connections cannot keep an honest client out, however many they are.
   Past ``2 * max_connections`` open connections a request is answered 503 at once.
 
 A connection past its deadline is closed without a reply (its request, if it reached
@@ -157,11 +158,15 @@ def protocol_class(settings: ServeConnections) -> type:
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
-            waiting.pop(self, None)
-            self._phase = phase
+            already_waiting, self._phase = self._phase is not None, phase
             if phase is None:
+                waiting.pop(self, None)
                 return
             self._deadline = self.loop.call_later(timeouts[phase], self._expire)
+            if already_waiting:
+                # From headers to body the client is still the one that owes: its age
+                # counts from its connect (or last reply), however late its headers came.
+                return
             waiting[self] = None
             while len(waiting) > settings.max_connections:
                 oldest, _ = waiting.popitem(last=False)
