@@ -56,7 +56,9 @@ from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
 from turngym.sdk.trainers.config import RunConfig, check_config, is_int, is_number
 from turngym.sdk.trainers.envs import env_id_of, make_text_env
 from turngym.sdk.trainers.learner import (
+    default_lr,
     load_policy,
+    make_optimizer,
     resolve_model,
     restore_weights,
     save_final_model,
@@ -252,8 +254,9 @@ class ArCHerTrainer:
                 "none; use v_action='sample'"
             )
         self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
-        default_lr = 1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-5
-        self.actor_lr = c.actor_lr if c.actor_lr is not None else default_lr
+        self.actor_lr = default_lr(
+            c.actor_lr, c.model, c.lora_rank, tiny=1e-3, lora=1e-4, full=1e-5
+        )
         self.model, self.policy = load_policy(
             self.model_dir, c.device, c.dtype, c.lora_rank, c.lora_alpha
         )
@@ -267,12 +270,12 @@ class ArCHerTrainer:
         self.target = copy.deepcopy(self.critic).requires_grad_(False)
         self.actor_params = [p for p in model.parameters() if p.requires_grad]
         # foreach=False: the per-parameter loop gives the same bits on every run.
-        self.actor_opt = torch.optim.Adam(self.actor_params, lr=self.actor_lr, foreach=False)
+        self.actor_opt = make_optimizer(self.actor_params, self.actor_lr, foreach=False)
         named = self.critic.named_parameters()
         self.critic_params = [p for k, p in named if not k.startswith("baseline")]
-        self.critic_opt = torch.optim.Adam(self.critic_params, lr=c.critic_lr, foreach=False)
+        self.critic_opt = make_optimizer(self.critic_params, c.critic_lr, foreach=False)
         baseline = list(self.critic["baseline"].parameters()) if c.baseline else []
-        self.baseline_opt = torch.optim.Adam(baseline or [torch.zeros(1)], lr=c.baseline_lr)
+        self.baseline_opt = make_optimizer(baseline or [torch.zeros(1)], c.baseline_lr)
         self.buffer = ReplayBuffer(c.buffer_size, seed=c.seed)
         self.step = self.updates = 0  # iterations done; critic + actor updates done
         sampling = SamplingParams(

@@ -64,6 +64,9 @@ from turngym.sdk.trainers.engines import make_rollout_engine
 from turngym.sdk.trainers.envs import env_id_of, make_game_env, make_text_env
 from turngym.sdk.trainers.grpo_config import ADVANTAGES, GRPOConfig
 from turngym.sdk.trainers.learner import (
+    default_lr,
+    load_policy,
+    make_optimizer,
     resolve_model,
     restore_weights,
     save_final_model,
@@ -105,10 +108,6 @@ class GRPOTrainer:
 
     def __init__(self, config: GRPOConfig, env_fn: Callable[[], Any] | None = None) -> None:
         require_installed("llm", "GRPOTrainer", ("torch", "transformers", "safetensors", "peft"))
-        import torch
-
-        from turngym.sdk.backends.hf import HFPolicy
-
         self.config = c = config
         self.env_fn = env_fn
         self.run_dir = open_run_dir(c.output_dir, c.resume)  # before any slow work
@@ -121,28 +120,15 @@ class GRPOTrainer:
         # "tiny" builds the model into the run dir: process 0 writes it, the rest read it.
         build = partial(resolve_model, c.model, self.run_dir, seed=c.seed)
         self.model_dir = self.dp.main_first(build) if self.dp is not None else build()
-        self.lr = (
-            c.lr
-            if c.lr is not None
-            else (1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-6)
-        )
+        self.lr = default_lr(c.lr, c.model, c.lora_rank, tiny=1e-3, lora=1e-4, full=1e-6)
         self.fsdp = self.dp is not None and c.data_parallel == "fsdp"
         self.collective_save = self.fsdp  # run_training: every process calls save()
         if self.fsdp:
             _check_fsdp(c)
         device = self.dp.device(c.device) if self.dp is not None else c.device
-        base = HFPolicy(self.model_dir, device=device, dtype=c.dtype or "float32")
-        self.tokenizer = base.tokenizer
-        model = base.model
-        if c.lora_rank:
-            from peft import LoraConfig, get_peft_model
-
-            model = get_peft_model(
-                model,
-                LoraConfig(r=c.lora_rank, lora_alpha=c.lora_alpha, target_modules="all-linear"),
-            )
+        model, self.policy = load_policy(self.model_dir, device, c.dtype, c.lora_rank, c.lora_alpha)
         self.model = model
-        self.policy = HFPolicy(model, tokenizer=self.tokenizer) if c.lora_rank else base
+        self.tokenizer = self.policy.tokenizer
         self.device = self.policy.device
         self.ref_model = None
         if c.beta > 0 and not c.lora_rank:
@@ -151,9 +137,7 @@ class GRPOTrainer:
             assert self.dp is not None
             self.dp.shard(model)
         params = [p for p in model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(
-            params, lr=self.lr, weight_decay=c.weight_decay, foreach=True
-        )
+        self.optimizer = make_optimizer(params, self.lr, weight_decay=c.weight_decay, foreach=True)
         self.ddp = self.dp.wrap(model) if self.dp is not None and not self.fsdp else None
         self.engine = make_rollout_engine(c.rollout, self.model_dir, c.rollout_options)
         if self.engine is not None and self.engine.spec != "vllm":
@@ -170,6 +154,37 @@ class GRPOTrainer:
         self._eval_agents: dict[str, Any] = {}
         self._opponent: Any = None
         self._seat_names: list[str] | None = None
+
+    # -- one step ------------------------------------------------------------------
+
+    def train_step(self, step: int) -> dict[str, Any]:
+        """One step; the step's metrics row (``run_training`` logs it, evaluates, saves).
+
+        The sections below follow its order: collect, advantages and sequences, the
+        log-probs, the update (loss and optimiser steps), the rollout engine's weights.
+        """
+        t0 = time.perf_counter()
+        episodes = self.collect(step)
+        t1 = time.perf_counter()
+        advantages = self.advantages(episodes)
+        seqs = self.sequences(episodes, advantages)
+        metrics = self.update(seqs, step)
+        t2 = time.perf_counter()
+        if self.engine is not None:
+            metrics["sync_s"] = round(self._sync(), 3)
+        if self.is_game and self.config.pool_size and (step + 1) % self.config.pool_every == 0:
+            self.pool = [*self.pool, self._snapshot()][-self.config.pool_size :]
+        rewards = [sum(float(t.reward) for t in ep.turns if t.trainable) for ep in episodes]
+        return {
+            "step": step + 1,
+            "reward": sum(rewards) / len(rewards),
+            "success": sum(ep.success for ep in episodes) / len(episodes),
+            "turns": sum(ep.length for ep in episodes) / len(episodes),
+            "sequences": len(seqs),
+            "collect_s": round(t1 - t0, 3),
+            "update_s": round(t2 - t1, 3),
+            **metrics,
+        }
 
     # -- agents and collection -----------------------------------------------------
 
@@ -349,7 +364,7 @@ class GRPOTrainer:
         seqs = training_sequences(episodes, advantages, keep, choices=self.agent.choice_ids)
         return [s for s in seqs if any(s.loss_mask)]
 
-    # -- loss ----------------------------------------------------------------------
+    # -- log-probs -----------------------------------------------------------------
 
     def _token_logprobs(
         self, model: Any, batch: Sequence[TrainSequence], want_entropy: bool
@@ -704,31 +719,6 @@ class GRPOTrainer:
             self.engine.close()
         if self.dp is not None:
             self.dp.close()
-
-    def train_step(self, step: int) -> dict[str, Any]:
-        """One collection + update; the step's metrics row."""
-        t0 = time.perf_counter()
-        episodes = self.collect(step)
-        t1 = time.perf_counter()
-        advantages = self.advantages(episodes)
-        seqs = self.sequences(episodes, advantages)
-        metrics = self.update(seqs, step)
-        t2 = time.perf_counter()
-        if self.engine is not None:
-            metrics["sync_s"] = round(self._sync(), 3)
-        if self.is_game and self.config.pool_size and (step + 1) % self.config.pool_every == 0:
-            self.pool = [*self.pool, self._snapshot()][-self.config.pool_size :]
-        rewards = [sum(float(t.reward) for t in ep.turns if t.trainable) for ep in episodes]
-        return {
-            "step": step + 1,
-            "reward": sum(rewards) / len(rewards),
-            "success": sum(ep.success for ep in episodes) / len(episodes),
-            "turns": sum(ep.length for ep in episodes) / len(episodes),
-            "sequences": len(seqs),
-            "collect_s": round(t1 - t0, 3),
-            "update_s": round(t2 - t1, 3),
-            **metrics,
-        }
 
 
 def _check_fsdp(config: GRPOConfig) -> None:

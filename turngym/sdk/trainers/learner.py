@@ -4,7 +4,9 @@
   logits) into the run directory; anything else must be a saved transformers directory.
 - ``load_policy`` / ``restore_weights`` / ``save_final_model``: the trained LM (LoRA
   optional), its weights back from a checkpoint, and ``final/`` for ``hf:DIR`` agents.
-- ``scheduled_lr``: the learning rate of a step under warm-up and a schedule.
+- ``default_lr`` / ``make_optimizer`` / ``scheduled_lr``: every trainer's optimisers are
+  built here, with the learning rate a run gets when it sets none, and the rate of a
+  step under warm-up and a schedule.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from turngym.hf_compat import quiet
 
 __all__ = [
     "TINY",
+    "default_lr",
     "load_policy",
+    "make_optimizer",
     "resolve_model",
     "restore_weights",
     "save_final_model",
@@ -53,6 +57,43 @@ def resolve_model(model: str, run_dir: Path, seed: int = 0) -> Path:
             f"(with config.json), got {model!r}"
         )
     return path
+
+
+def default_lr(
+    given: float | None, model: str, lora_rank: int, *, tiny: float, lora: float, full: float
+) -> float:
+    """``given``, or the trainer's default for its model: ``tiny``, LoRA, or a full model.
+
+    >>> default_lr(None, "tiny", 0, tiny=1e-3, lora=1e-4, full=1e-6)
+    0.001
+    >>> default_lr(None, "runs/base", 8, tiny=1e-3, lora=1e-4, full=1e-6)
+    0.0001
+    """
+    if given is not None:
+        return given
+    return tiny if model == TINY else lora if lora_rank else full
+
+
+def make_optimizer(
+    params: Any,
+    lr: float,
+    *,
+    weight_decay: float | None = None,
+    foreach: bool | None = None,
+) -> Any:
+    """The optimiser of ``params``: AdamW with ``weight_decay`` given, else Adam.
+
+    ``foreach=False`` steps parameter by parameter, which gives the same bits on every
+    run (the off-policy trainers' choice); ``None`` is torch's default.
+    """
+    import torch
+
+    options: dict[str, Any] = {"lr": lr}
+    if foreach is not None:
+        options["foreach"] = foreach
+    if weight_decay is None:
+        return torch.optim.Adam(params, **options)
+    return torch.optim.AdamW(params, weight_decay=weight_decay, **options)
 
 
 def scheduled_lr(base: float, step: int, steps: int, schedule: str, warmup: int = 0) -> float:

@@ -52,7 +52,14 @@ from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_pro
 from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
 from turngym.sdk.trainers.config import RunConfig, check_config, is_int, is_number
 from turngym.sdk.trainers.envs import env_id_of, make_text_env
-from turngym.sdk.trainers.learner import resolve_model, restore_weights, save_final_model
+from turngym.sdk.trainers.learner import (
+    default_lr,
+    load_policy,
+    make_optimizer,
+    resolve_model,
+    restore_weights,
+    save_final_model,
+)
 from turngym.sdk.trainers.loop import run_training
 from turngym.sdk.trainers.parallel import single_process
 from turngym.sdk.trainers.run_files import record_eval_episodes
@@ -260,8 +267,6 @@ class SACGLAMTrainer:
         require_installed("llm", "SACGLAMTrainer", ("torch", "transformers", "safetensors", "peft"))
         import torch
 
-        from turngym.sdk.backends.hf import HFPolicy
-
         single_process("SAC-GLAM")
         self.config = c = config
         self.env_fn = env_fn
@@ -281,20 +286,14 @@ class SACGLAMTrainer:
                 f"env.unwrapped.compute_reward); {self.env_id} is not one: use relabel='none'"
             )
         self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
-        default_lr = 1e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-5
-        self.policy_lr = c.policy_lr if c.policy_lr is not None else default_lr
-        base = HFPolicy(self.model_dir, device=c.device, dtype=c.dtype or "float32")
-        self.tokenizer = base.tokenizer
-        model = base.model
-        if c.lora_rank:
-            from peft import LoraConfig, get_peft_model
-
-            model = get_peft_model(
-                model,
-                LoraConfig(r=c.lora_rank, lora_alpha=c.lora_alpha, target_modules="all-linear"),
-            )
+        self.policy_lr = default_lr(
+            c.policy_lr, c.model, c.lora_rank, tiny=1e-3, lora=1e-4, full=1e-5
+        )
+        model, self.policy = load_policy(
+            self.model_dir, c.device, c.dtype, c.lora_rank, c.lora_alpha
+        )
         self.model = model
-        self.policy = HFPolicy(model, tokenizer=self.tokenizer) if c.lora_rank else base
+        self.tokenizer = self.policy.tokenizer
         self.device = self.policy.device
         self._parts = decoder_and_head(model)
         if self._parts is None:
@@ -305,9 +304,9 @@ class SACGLAMTrainer:
         self.log_alpha = torch.tensor(math.log(c.alpha), device=self.device, requires_grad=True)
         self.policy_params = [p for p in model.parameters() if p.requires_grad]
         # foreach=False: the per-parameter loop gives the same bits on every run.
-        self.policy_opt = torch.optim.Adam(self.policy_params, lr=self.policy_lr, foreach=False)
-        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=c.critic_lr, foreach=False)
-        self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=c.alpha_lr, foreach=False)
+        self.policy_opt = make_optimizer(self.policy_params, self.policy_lr, foreach=False)
+        self.critic_opt = make_optimizer(self.critic.parameters(), c.critic_lr, foreach=False)
+        self.alpha_opt = make_optimizer([self.log_alpha], c.alpha_lr, foreach=False)
         self.buffer = ReplayBuffer(
             c.buffer_size,
             seed=c.seed,

@@ -49,7 +49,9 @@ from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
 from turngym.sdk.trainers.config import RunConfig, check_config, is_int, is_number
 from turngym.sdk.trainers.envs import env_id_of, make_game_env, make_text_env
 from turngym.sdk.trainers.learner import (
+    default_lr,
     load_policy,
+    make_optimizer,
     resolve_model,
     restore_weights,
     save_final_model,
@@ -249,7 +251,6 @@ class SFTTrainer:
     collective_save = False
 
     def __init__(self, config: SFTConfig) -> None:
-        import torch
 
         self.config = c = config
         self.env_id, self.is_game = env_id_of(c.env, None, games=True, trainer="SFT")
@@ -257,20 +258,14 @@ class SFTTrainer:
         self._make_env().close()  # bad env_kwargs or wrapper options fail here, early
         self.run_dir = open_run_dir(c.output_dir, c.resume)  # before any slow work
         self.model_dir = resolve_model(c.model, self.run_dir, seed=c.seed)
-        self.lr = (
-            c.lr
-            if c.lr is not None
-            else (3e-3 if c.model == "tiny" else 1e-4 if c.lora_rank else 1e-5)
-        )
+        self.lr = default_lr(c.lr, c.model, c.lora_rank, tiny=3e-3, lora=1e-4, full=1e-5)
         self.model, self.policy = load_policy(
             self.model_dir, c.device, c.dtype, c.lora_rank, c.lora_alpha
         )
         self.tokenizer = self.policy.tokenizer
         self.device = self.policy.device
         params = [p for p in self.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(
-            params, lr=self.lr, weight_decay=c.weight_decay, foreach=True
-        )
+        self.optimizer = make_optimizer(params, self.lr, weight_decay=c.weight_decay, foreach=True)
         self.step = 0
         self._collectors: dict[str, Any] = {}
         self._envs: list[Any] = []
