@@ -45,7 +45,7 @@ def _line(**fields: Any) -> None:
 
 def measure_rollout(policy: Any, envs: int, episodes: int, new_tokens: int) -> dict[str, Any]:
     """Collect ``episodes`` FrozenLake episodes over ``envs`` envs; time in/out of forwards."""
-    from turngym.agents.llm import LLMAgent
+    from turngym.sdk.agents.llm import LLMAgent
     from turngym.sdk.policy import SamplingParams
     from turngym.sdk.rollout import Collector
 
@@ -86,7 +86,7 @@ def first_prompts(policy: Any, envs: int, mixed: bool = False) -> list[list[int]
     moves), the mix of lengths a batch has in the middle of multi-turn rollouts.
     """
     import turngym
-    from turngym.agents.llm import LLMAgent
+    from turngym.sdk.agents.llm import LLMAgent
 
     agent = LLMAgent(policy, system_prompt=SYSTEM)
     obs: list[Any] = []

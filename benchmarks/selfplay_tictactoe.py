@@ -193,7 +193,7 @@ def dagger_episodes(trainer: Any, games: int, seed: int) -> list[Any]:
     move as its action (DAgger): the positions the model's own play leads to, with the
     move it should have made there.
     """
-    from turngym.agents.llm import LLMAgent
+    from turngym.sdk.agents.llm import LLMAgent
     from turngym.sdk.policy import SamplingParams
     from turngym.sdk.rollout import GameCollector
 

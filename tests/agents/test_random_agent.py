@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from turngym.agents import RandomAgent, make_agent
+from turngym.agents import RandomAgent
 from turngym.envs.text.bandit import BanditEnv
+from turngym.sdk.agents import make_agent
 
 
 def test_picks_uniformly_from_legal_actions():

@@ -112,7 +112,7 @@ def test_bad_choices_are_clear_errors(policy):
 
 
 def test_constrained_agent_plays_legal_actions_and_records_them(policy):
-    from turngym.agents import LLMAgent
+    from turngym.sdk.agents import LLMAgent
     from turngym.sdk.policy import SamplingParams
     from turngym.sdk.rollout import collect
 
@@ -129,7 +129,7 @@ def test_constrained_agent_plays_legal_actions_and_records_them(policy):
 
 
 def test_a_backend_without_choices_is_a_clear_error(policy):
-    from turngym.agents import LLMAgent
+    from turngym.sdk.agents import LLMAgent
     from turngym.sdk.policy import PolicyError
 
     class NoChoices:

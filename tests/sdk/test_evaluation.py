@@ -47,7 +47,7 @@ def test_summary_fields():
 
 
 def test_batched_evaluation_matches_the_sequential_one():
-    from turngym.agents import make_agent
+    from turngym.sdk.agents import make_agent
     from turngym.sdk.evaluation import evaluate, evaluate_batched
 
     env_id = "turngym/FrozenLake-v0"

@@ -8,7 +8,8 @@ import gymnasium as gym
 import pytest
 
 import turngym
-from turngym.agents import LLMAgent, RandomAgent, make_expert
+from turngym.agents import RandomAgent, make_expert
+from turngym.sdk.agents import LLMAgent
 from turngym.sdk.policy import Generation, SamplingParams
 from turngym.sdk.records import Turn
 from turngym.sdk.rollout import Collector, GameCollector, collect, collect_games

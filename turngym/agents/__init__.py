@@ -1,26 +1,27 @@
-"""Agents: the ``Agent`` protocol, random, human, scripted expert and LLM agents."""
+"""Agents that need no model: the ``Agent`` protocol, random, human and scripted experts.
+
+Agents over a model (``LLMAgent``, ``CandidateAgent``, ``MiniSWEAgent``) need a policy
+backend, so they live in the sdk layer, ``turngym.sdk.agents``, with the one
+``make_agent`` that builds every agent by name. ``turngym.agents.LLMAgent``,
+``CandidateAgent`` and ``make_agent`` still work for one release, with a
+``DeprecationWarning`` naming the new home.
+"""
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from typing import Any
 
 import gymnasium as gym
 
 from turngym.agents.base import Agent, BaseAgent
 from turngym.agents.human import HumanAgent
-from turngym.agents.llm import CandidateAgent, LLMAgent
 from turngym.agents.random_agent import RandomAgent
 
-__all__ = [
-    "Agent",
-    "BaseAgent",
-    "CandidateAgent",
-    "HumanAgent",
-    "LLMAgent",
-    "RandomAgent",
-    "make_agent",
-    "make_expert",
-]
+__all__ = ["Agent", "BaseAgent", "HumanAgent", "RandomAgent", "make_expert", "make_plain_agent"]
+
+_MOVED = {"LLMAgent": "turngym.sdk.agents.llm", "CandidateAgent": "turngym.sdk.agents.llm"}
 
 
 def make_expert(env: gym.Env, env_id: str | None = None) -> Agent:
@@ -42,17 +43,13 @@ def make_expert(env: gym.Env, env_id: str | None = None) -> Agent:
     return agent
 
 
-def make_agent(kind: str, env: gym.Env, seed: int | None = None, **kwargs: Any) -> Agent:
-    """Build an agent by name.
+def make_plain_agent(kind: str, env: gym.Env, seed: int | None = None, **kwargs: Any) -> Agent:
+    """An agent that needs no model, by name: ``random``, ``expert`` or ``human``.
 
-    ``random``, ``expert``, ``human``, ``hf:DIR`` (an ``LLMAgent`` over the saved
-    transformers model in DIR, greedy unless ``sampling=`` says otherwise) or
-    ``openai:URL`` (an ``LLMAgent`` over an OpenAI-compatible server). Extra keyword
-    arguments go to the agent (``system_prompt=``, ``parse=``... for LLM agents).
+    ``turngym.sdk.agents.make_agent`` takes these names too, and the model ones.
 
     Raises:
-        ValueError: an unknown name, a missing model directory or a policy that cannot
-            be built (one line saying what to do).
+        ValueError: an unknown name, or a model's (one line saying where to build it).
 
     """
     if kind == "random":
@@ -69,3 +66,27 @@ def make_agent(kind: str, env: gym.Env, seed: int | None = None, **kwargs: Any) 
     raise ValueError(
         f"unknown agent {kind!r}; use 'random', 'expert', 'human', 'hf:DIR' or 'openai:URL'"
     )
+
+
+def make_agent(kind: str, env: gym.Env, seed: int | None = None, **kwargs: Any) -> Agent:
+    """Deprecated: ``turngym.sdk.agents.make_agent`` builds every agent by name."""
+    _warn("make_agent", "turngym.sdk.agents.make_agent")
+    return make_plain_agent(kind, env, seed=seed, **kwargs)
+
+
+def _warn(name: str, new: str) -> None:
+    warnings.warn(
+        f"turngym.agents.{name} moved to {new}; this alias goes in the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    where = _MOVED.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _warn(name, f"{where}.{name}")
+    # importlib, not an import statement: the sdk layer is above this one, and the
+    # alias only points there for the release it lasts.
+    return getattr(importlib.import_module(where), name)

@@ -428,7 +428,7 @@ def _free_text(n: int) -> Reply:
 def test_a_server_that_ignores_guided_choice_gets_one_warning(scripted, tiny_model_dir):
     from transformers import AutoTokenizer
 
-    from turngym.agents import LLMAgent
+    from turngym.sdk.agents import LLMAgent
 
     tok = AutoTokenizer.from_pretrained(tiny_model_dir)
     server = scripted(_free_text)

@@ -42,7 +42,7 @@ def test_demonstrations_are_the_agents_prompts_and_its_parseable_action_tokens(
     rl_model_dir, tmp_path
 ):
     """Prompt: LLMAgent.render of the observation; loss: the action's tokens + EOS only."""
-    from turngym.agents.llm import default_parse
+    from turngym.sdk.agents.llm import default_parse
 
     trainer = SFTTrainer(config(rl_model_dir, tmp_path, system_prompt="Answer with one move."))
     agent = trainer._agent(0.0)

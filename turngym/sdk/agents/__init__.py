@@ -1,9 +1,11 @@
-"""``make_agent`` by name, model-backed agents included (``hf:DIR``, ``openai:URL``).
+"""Agents over a model, and ``make_agent``, which builds every agent by name.
 
-``turngym.agents.make_agent`` builds the agents that need no model (random, expert,
-human); a model agent needs a policy backend from this layer, so its name is resolved
-here: an ``LLMAgent`` over ``HFPolicy(DIR)`` or ``OpenAIPolicy(URL)``, greedy unless
-``sampling=`` says otherwise. A directory a turngym trainer wrote (``final/``) holds
+- ``llm``: ``LLMAgent`` (generates its action) and ``CandidateAgent`` (scores the legal
+  actions); ``mini_swe``: ``MiniSWEAgent``, a bash-only SWE agent over ``LLMAgent``.
+- ``make_agent``: ``random``, ``expert`` and ``human`` (the agents of
+  ``turngym.agents``, which need no model), ``hf:DIR`` and ``openai:URL``: an
+  ``LLMAgent`` over ``HFPolicy(DIR)`` or ``OpenAIPolicy(URL)``, greedy unless
+  ``sampling=`` says otherwise. A directory a turngym trainer wrote (``final/``) holds
 ``turngym_agent.json``: how the model was trained to act (guided choice, system
 prompt), which become the agent's defaults, and the wrapper stack it was trained under
 (``trained_wrappers``: ``turngym eval`` and ``collect`` put it around the env). This
@@ -21,13 +23,15 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.agents import Agent, LLMAgent
-from turngym.agents import make_agent as make_plain_agent
+from turngym.agents import Agent, make_plain_agent
+from turngym.sdk.agents.llm import CandidateAgent, LLMAgent
 from turngym.sdk.policy import Policy, PolicyError, SamplingParams
 
 __all__ = [
     "AGENT_SETTINGS",
     "MODEL_KINDS",
+    "CandidateAgent",
+    "LLMAgent",
     "make_agent",
     "trained_agent_settings",
     "trained_wrappers",

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from turngym.agents.llm import LLMAgent
+from turngym.sdk.agents.llm import LLMAgent
 from turngym.sdk.policy import Policy, SamplingParams
 
 __all__ = ["MINI_SWE_SYSTEM_PROMPT", "MiniSWEAgent", "parse_bash"]

@@ -237,7 +237,7 @@ class ArCHerTrainer:
         require_installed("llm", "ArCHerTrainer", ("torch", "transformers", "safetensors", "peft"))
         import torch
 
-        from turngym.agents.llm import LLMAgent
+        from turngym.sdk.agents.llm import LLMAgent
         from turngym.sdk.policy import SamplingParams
 
         single_process("ArCHer")

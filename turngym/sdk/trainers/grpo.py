@@ -189,7 +189,7 @@ class GRPOTrainer:
     # -- agents and collection -----------------------------------------------------
 
     def _agent(self, temperature: float, top_p: float = 1.0, policy: Any = None) -> Any:
-        from turngym.agents.llm import LLMAgent
+        from turngym.sdk.agents.llm import LLMAgent
         from turngym.sdk.policy import SamplingParams
 
         return LLMAgent(

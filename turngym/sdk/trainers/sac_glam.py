@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from turngym.agents.llm import CandidateAgent
 from turngym.extras import require_installed
 from turngym.hf_compat import quiet
+from turngym.sdk.agents.llm import CandidateAgent
 from turngym.sdk.records import Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward

@@ -62,7 +62,7 @@ from turngym.sdk.trainers.run_files import record_eval_episodes
 from turngym.sdk.trainers.sequences import token_logprobs
 
 if TYPE_CHECKING:
-    from turngym.agents.llm import LLMAgent
+    from turngym.sdk.agents.llm import LLMAgent
 
 __all__ = ["DEMO_FILE", "SFTConfig", "SFTTrainer", "demo_tokens"]
 
@@ -319,7 +319,7 @@ class SFTTrainer:
 
     def _agent(self, temperature: float) -> Any:
         """An ``LLMAgent`` over the trained model, prompted as every turngym trainer prompts."""
-        from turngym.agents.llm import LLMAgent
+        from turngym.sdk.agents.llm import LLMAgent
         from turngym.sdk.policy import SamplingParams
 
         c = self.config

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests import system_deps
-from turngym.agents.mini_swe import MINI_SWE_SYSTEM_PROMPT, MiniSWEAgent, parse_bash
 from turngym.calls import parse_call
 from turngym.envs.swe.tools import TOOLS
+from turngym.sdk.agents.mini_swe import MINI_SWE_SYSTEM_PROMPT, MiniSWEAgent, parse_bash
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 import turngym
-from turngym.agents import CandidateAgent, LLMAgent
-from turngym.agents import make_agent as make_plain_agent
-from turngym.sdk.agents import make_agent
+from turngym.agents import make_plain_agent
+from turngym.sdk.agents import CandidateAgent, LLMAgent, make_agent
 from turngym.sdk.policy import Generation, SamplingParams
 from turngym.sdk.rollout import collect_games
 
