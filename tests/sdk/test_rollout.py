@@ -11,7 +11,7 @@ import turngym
 from turngym.agents import RandomAgent, make_expert
 from turngym.sdk.agents import LLMAgent
 from turngym.sdk.policy import Generation, SamplingParams
-from turngym.sdk.records import Turn
+from turngym.sdk.records import Decision, Turn
 from turngym.sdk.rollout import Collector, GameCollector, collect, collect_games
 
 
@@ -37,12 +37,20 @@ class Counting:
 class Recording(Counting):
     """A scripted agent that records fake token ids the way an LLM agent does."""
 
+    def decide_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
+        return [Decision(a, _fake_turn(a)) for a in super().act_batch(obs, infos)]
+
+
+def _fake_turn(action: str) -> Turn:
+    return Turn(prompt_ids=[1, len(action)], action_ids=[7], action_logprobs=[-0.25])
+
+
+class OldRecording(Counting):
+    """An agent written for the record on ``last_turns`` (before ``decide_batch``)."""
+
     def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
         actions = super().act_batch(obs, infos)
-        self.last_turns = [
-            Turn(prompt_ids=[1, len(a)], action_ids=[7], action_logprobs=[-0.25], trainable=True)
-            for a in actions
-        ]
+        self.last_turns = [_fake_turn(a) for a in actions]
         return actions
 
 
@@ -127,7 +135,28 @@ def test_recorded_token_ids_reach_the_turns():
     for turn in ep.turns:
         assert turn.prompt_ids == [1, len(turn.action)] and turn.action_ids == [7]
         assert turn.action_logprobs == [-0.25] and turn.trainable
+        assert turn.agent == "agent" and turn.info  # the env's side filled in
     assert len(ep.samples()) == ep.length
+
+
+def test_the_agents_own_turn_is_the_record_not_a_copy():
+    made: list[Turn] = []
+
+    class Keeping(Recording):
+        def decide_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
+            decisions = super().decide_batch(obs, infos)
+            made.extend(d.turn for d in decisions if d.turn is not None)
+            return decisions
+
+    ep = collect("turngym/FrozenLake-v0", Keeping(RandomAgent(seed=0)), episodes=1, seed=0)[0]
+    assert len(made) == ep.length and all(a is b for a, b in zip(made, ep.turns, strict=True))
+
+
+def test_records_left_on_last_turns_still_arrive_with_a_warning():
+    agent = OldRecording(RandomAgent(seed=0), trainable=True)
+    with pytest.warns(DeprecationWarning, match="decide_batch"):
+        ep = collect("turngym/FrozenLake-v0", agent, episodes=1, seed=0)[0]
+    assert all(t.action_ids == [7] and t.prompt_ids == [1, len(t.action)] for t in ep.turns)
 
 
 def test_bad_arguments():

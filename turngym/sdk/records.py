@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "Decision",
     "Episode",
     "PackedSequence",
     "Sample",
@@ -111,6 +112,23 @@ class Turn:
         if unknown:
             raise ValueError(f"unknown Turn fields {sorted(unknown)}; known: {sorted(names)}")
         return cls(**data)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An agent's action and its own record of the turn, returned together.
+
+    What an LLM agent's ``decide_batch`` returns, one per observation: the action the
+    env gets and the ``Turn`` the agent filled (prompt and action tokens, log-probs,
+    candidates). The rollout completes that same Turn with what the env says (reward,
+    flags, info, seat); agents without ``decide_batch`` give actions only.
+
+    >>> Decision("left").turn is None
+    True
+    """
+
+    action: str
+    turn: Turn | None = None
 
 
 @dataclass(frozen=True)

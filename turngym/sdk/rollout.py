@@ -16,6 +16,7 @@ that reads its env's state) or a name for ``turngym.sdk.agents.make_agent`` (``"
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import gymnasium as gym
 
 from turngym.agents.base import Agent
 from turngym.progress import progress
-from turngym.sdk.records import Episode, Turn
+from turngym.sdk.records import Decision, Episode, Turn
 
 __all__ = [
     "AgentSpec",
@@ -34,6 +35,7 @@ __all__ = [
     "GameProgress",
     "collect",
     "collect_games",
+    "decide",
     "make_turn",
 ]
 
@@ -88,55 +90,62 @@ def _resolve(
     )
 
 
-def _recorded(agent: Agent, n: int) -> list[Any] | None:
-    """The Turns an LLM agent recorded for its last ``act_batch`` of ``n`` observations."""
-    turns = getattr(agent, "last_turns", None)
-    return turns if isinstance(turns, list) and len(turns) == n else None
+def make_turn(obs: Any, seen: dict[str, Any], decision: Decision, agent: Any, who: str) -> Turn:
+    """The Turn of ``who``'s decision (reward and outcome are filled in after the step).
 
-
-def make_turn(obs: Any, seen: dict[str, Any], action: str, agent: Any, rec: Any, who: str) -> Turn:
-    """A Turn for ``who``'s action (reward and outcome are filled in after the step).
-
-    ``seen`` is the info the action answered; ``rec`` the agent's record of the turn
-    (an LLM agent's tokens and log-probs) or None.
+    ``seen`` is the info the action answered. An agent that records its turns
+    (``decide_batch``: an LLM agent's tokens and log-probs) gave its own Turn with the
+    action; that Turn is the record, completed here with what the env knows.
     """
-    turn = Turn(
-        obs=obs,
-        action=action,
-        agent=who,
-        segment=int(seen.get("segment", 0) or 0),
-        trainable=bool(getattr(agent, "trainable", False)),
-        state_key=seen.get("state_key"),
-    )
-    if rec is not None:
-        turn.prompt_ids = list(rec.prompt_ids)
-        turn.action_ids = list(rec.action_ids)
-        turn.action_logprobs = list(rec.action_logprobs)
-        turn.candidates = list(rec.candidates)
-        turn.candidate_logprobs = list(rec.candidate_logprobs)
-        turn.constrained = bool(getattr(rec, "constrained", False))
-        turn.policy_version = rec.policy_version
-        turn.trainable = turn.trainable or bool(rec.trainable)
+    turn = decision.turn if decision.turn is not None else Turn()
+    turn.obs = obs
+    turn.action = decision.action
+    turn.agent = who
+    turn.segment = int(seen.get("segment", 0) or 0)
+    turn.state_key = seen.get("state_key")
+    turn.trainable = bool(getattr(agent, "trainable", False)) or turn.trainable
     return turn
 
 
-def _act(agents: list[Agent], obs: list[Any], infos: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """Each slot's action and record: one ``act_batch`` per distinct agent."""
+def decide(agent: Agent, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
+    """``agent``'s decisions for a batch: its ``decide_batch``, else its bare actions.
+
+    Raises:
+        ValueError: the agent answered with another number of actions than observations.
+
+    """
+    recording = getattr(agent, "decide_batch", None)
+    if callable(recording):
+        decisions = list(recording(obs, infos))
+    else:
+        decisions = [Decision(a) for a in agent.act_batch(obs, infos)]
+        turns = getattr(agent, "last_turns", None)
+        if isinstance(turns, list) and len(turns) == len(decisions) and turns:
+            warnings.warn(
+                f"{type(agent).__name__} leaves its records on last_turns; return them with "
+                "the actions from decide_batch (a list of turngym.sdk.records.Decision): "
+                "last_turns is read for one more release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            decisions = [Decision(d.action, t) for d, t in zip(decisions, turns, strict=True)]
+    if len(decisions) != len(obs):
+        raise ValueError(
+            f"{type(agent).__name__} returned {len(decisions)} actions for {len(obs)} observations"
+        )
+    return decisions
+
+
+def _act(agents: list[Agent], obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
+    """Each slot's decision: one batch per distinct agent."""
     by_agent: dict[int, list[int]] = {}
     for i, agent in enumerate(agents):
         by_agent.setdefault(id(agent), []).append(i)
-    out: list[tuple[str, Any]] = [("", None)] * len(agents)
+    out: list[Decision] = [Decision("")] * len(agents)
     for slots in by_agent.values():
-        agent = agents[slots[0]]
-        actions = agent.act_batch([obs[i] for i in slots], [infos[i] for i in slots])
-        if len(actions) != len(slots):
-            raise ValueError(
-                f"{type(agent).__name__}.act_batch returned {len(actions)} actions for "
-                f"{len(slots)} observations"
-            )
-        recs = _recorded(agent, len(slots))
+        decisions = decide(agents[slots[0]], [obs[i] for i in slots], [infos[i] for i in slots])
         for j, i in enumerate(slots):
-            out[i] = (actions[j], recs[j] if recs is not None else None)
+            out[i] = decisions[j]
     return out
 
 
@@ -383,15 +392,15 @@ class Collector:
                 [s.obs for s in lives if s is not None],
                 [s.info for s in lives if s is not None],
             )
-            actions = [action for action, _ in acted]
+            actions = [decision.action for decision in acted]
             if self._pool is not None:
                 results = list(self._pool.map(lambda i, a: self.envs[i].step(a), active, actions))
             else:
                 results = [self.envs[i].step(a) for i, a in zip(active, actions, strict=True)]
-            for i, (action, rec), result in zip(active, acted, results, strict=True):
+            for i, decision, result in zip(active, acted, results, strict=True):
                 live = slots[i]
                 assert live is not None
-                turn = make_turn(live.obs, live.info, action, self.agents[i], rec, "agent")
+                turn = make_turn(live.obs, live.info, decision, self.agents[i], "agent")
                 obs, reward, terminated, truncated, info = result
                 turn.reward = float(reward)
                 turn.terminated = bool(terminated)
@@ -608,12 +617,9 @@ class GameCollector:
             lives = [s for s in slots if s is not None]
             agents = [self.seat_agents[i][s.seat] for i, s in zip(active, lives, strict=True)]
             acted = _act(agents, [s.obs for s in lives], [s.info for s in lives])
-            for i, live, agent, (action, rec) in zip(active, lives, agents, acted, strict=True):
-                live.play(
-                    self.games[i],
-                    make_turn(live.obs, live.info, action, agent, rec, live.seat),
-                    action,
-                )
+            for i, live, agent, decision in zip(active, lives, agents, acted, strict=True):
+                turn = make_turn(live.obs, live.info, decision, agent, live.seat)
+                live.play(self.games[i], turn, decision.action)
 
     def _episode(self, i: int, live: _Live) -> Episode:
         game = self.games[i]

@@ -38,7 +38,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from turngym.registry import ENVS, EnvEntry, entry
-from turngym.sdk.records import Episode, Turn
+from turngym.sdk.records import Decision, Episode, Turn
 from turngym.sdk.rollout import GameProgress, make_turn
 
 __all__ = [
@@ -296,7 +296,7 @@ class PlaySession:
             raise PlayError(409, "the episode is over; start a new one")
         if not self.awaiting_human:
             raise PlayError(409, "it is not your turn; press 'next move'")
-        self._act(action)
+        self._act(Decision(action))
         self.run_agents(_HARD_TURN_CAP)
 
     def run_agents(self, moves: int) -> None:
@@ -304,20 +304,19 @@ class PlaySession:
         while moves > 0 and not self.done and not self.awaiting_human:
             agent = self.agents[self.progress.seat]
             try:
-                action = str(agent.act(self.progress.obs, self.progress.info))
+                decision = _decision(agent, self.progress.obs, self.progress.info)
             except Exception as error:  # a model server down: said on the page, not a 500
                 self.error = (
                     f"{self.seats[self.progress.seat]} failed to act: {error}".splitlines()[0]
                 )
                 return
-            self._act(action, agent)
+            self._act(decision, agent)
             moves -= 1
 
-    def _act(self, action: str, agent: Any = None) -> None:
+    def _act(self, decision: Decision, agent: Any = None) -> None:
         seat, obs, seen = self.progress.seat, self.progress.obs, self.progress.info
-        records = getattr(agent, "last_turns", None)  # what an LLM agent saw and wrote
-        rec = records[0] if isinstance(records, list) and len(records) == 1 else None
-        turn = make_turn(obs, seen, action, agent, rec, seat)
+        action = decision.action
+        turn = make_turn(obs, seen, decision, agent, seat)
         shown = self.seats[seat] == HUMAN or not self.humans
         self.log.append(
             Entry(
@@ -701,3 +700,12 @@ async def next_move(request: Request, sid: str) -> Response:
     except PlayError as error:
         return _picker(request, error.status, error.message)
     return _to_game(request, sid)
+
+
+def _decision(agent: Any, obs: Any, info: dict[str, Any]) -> Decision:
+    """The agent's action, with its record of the turn where it keeps one (an LLM's)."""
+    recording = getattr(agent, "decide_batch", None)
+    if callable(recording):
+        [decision] = recording([obs], [info])
+        return Decision(str(decision.action), decision.turn)
+    return Decision(str(agent.act(obs, info)))

@@ -5,9 +5,10 @@ a game's ``{"text": ...}``) becomes the user message of a one-turn conversation,
 ``list[Message]`` (from a chat-history wrapper) or a game twin's ``{"messages": [...]}``
 (``ChatHistoryGame``, ``SlidingWindowGame``, ``SummarizeContextGame``) is the
 conversation itself; the system prompt, when given, comes first and the chat
-template's generation prompt last. After each ``act_batch`` they leave one ``Turn`` per
-observation on ``last_turns`` with the token ids and log-probs, which the rollout
-collector copies into its records.
+template's generation prompt last. ``decide_batch`` returns each action with the agent's
+``Turn`` (``Decision``): the token ids and log-probs, which become the rollout's record
+of the turn; ``act_batch`` returns the actions alone, and ``last_turns`` keeps the last
+call's Turns.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from turngym.agents.base import BaseAgent
 from turngym.sdk.policy import Policy, PolicyError, SamplingParams
-from turngym.sdk.records import Turn
+from turngym.sdk.records import Decision, Turn
 
 __all__ = ["CandidateAgent", "LLMAgent", "default_parse"]
 
@@ -86,7 +87,7 @@ class _PolicyAgent(BaseAgent):
         self.policy_version = 0
         """Stamped on every Turn; a trainer bumps it when it updates the weights."""
         self.last_turns: list[Turn] = []
-        """One Turn per observation of the last ``act``/``act_batch`` call."""
+        """One Turn per observation of the last ``act``/``act_batch``/``decide_batch``."""
         if chat and not getattr(policy.tokenizer, "chat_template", None):
             raise ValueError(
                 "the policy's tokenizer has no chat template; set tokenizer.chat_template "
@@ -126,6 +127,18 @@ class _PolicyAgent(BaseAgent):
     def act(self, obs: Any, info: dict[str, Any]) -> str:
         """The action for one observation (``act_batch`` of one)."""
         return self.act_batch([obs], [info])[0]
+
+    def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
+        """One action per observation: ``decide_batch``'s, without the records."""
+        return [decision.action for decision in self.decide_batch(obs, infos)]
+
+    def decide_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
+        """One action per observation, each with the agent's ``Turn`` of it."""
+        raise NotImplementedError
+
+    def _decided(self, actions: list[str], turns: list[Turn]) -> list[Decision]:
+        self.last_turns = turns
+        return [Decision(a, t) for a, t in zip(actions, turns, strict=True)]
 
 
 class LLMAgent(_PolicyAgent):
@@ -199,14 +212,13 @@ class LLMAgent(_PolicyAgent):
         self._calls += 1
         return replace(self.sampling, seed=seed)
 
-    def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
+    def decide_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
         """Generate one action per observation in ONE ``policy.generate`` call."""
         if len(obs) != len(infos):
             raise ValueError(f"{len(obs)} observations but {len(infos)} infos")
         prompts = self.render(obs)
         if not prompts:
-            self.last_turns = []
-            return []
+            return self._decided([], [])
         legal = [self._legal(info) for info in infos]
         if any(cands is not None for cands in legal):
             choices = [None if c is None else self.choice_ids(c) for c in legal]
@@ -244,8 +256,7 @@ class LLMAgent(_PolicyAgent):
                     policy_version=self.policy_version,
                 )
             )
-        self.last_turns = turns
-        return actions
+        return self._decided(actions, turns)
 
     def _legal(self, info: dict[str, Any]) -> list[str] | None:
         """The legal actions to choose among, or None for free decoding.
@@ -355,7 +366,7 @@ class CandidateAgent(_PolicyAgent):
         z = np.exp(z - z.max())
         return np.asarray(z / z.sum())
 
-    def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
+    def decide_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
         """Score every legal action of every observation and pick one each."""
         if len(obs) != len(infos):
             raise ValueError(f"{len(obs)} observations but {len(infos)} infos")
@@ -394,5 +405,4 @@ class CandidateAgent(_PolicyAgent):
                     policy_version=self.policy_version,
                 )
             )
-        self.last_turns = turns
-        return actions
+        return self._decided(actions, turns)

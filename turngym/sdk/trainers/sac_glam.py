@@ -46,7 +46,7 @@ import numpy as np
 from turngym.extras import require_installed
 from turngym.hf_compat import quiet
 from turngym.sdk.agents.llm import CandidateAgent
-from turngym.sdk.records import Episode, Turn
+from turngym.sdk.records import Decision, Episode, Turn
 from turngym.sdk.replay import RELABEL_STRATEGIES, ReplayBuffer, ReplayTransition, state_text
 from turngym.sdk.trainers.candidates import SCORES, candidate_scores, shared_prompt_forward
 from turngym.sdk.trainers.checkpoints import open_run_dir, save_checkpoint
@@ -202,7 +202,7 @@ class _GLAMAgent(CandidateAgent):
         self.trainer = trainer
         self.mode = mode
 
-    def act_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[str]:
+    def decide_batch(self, obs: list[Any], infos: list[dict[str, Any]]) -> list[Decision]:
         """Score every legal action of every observation in one pass and pick one each."""
         states, legal_lists = [], []
         for o, info in zip(obs, infos, strict=True):
@@ -228,8 +228,7 @@ class _GLAMAgent(CandidateAgent):
             turn.trainable, turn.candidates, turn.candidate_logprobs = True, legal, scores
             turn.policy_version = self.policy_version
             turns.append(turn)
-        self.last_turns = turns
-        return actions
+        return self._decided(actions, turns)
 
 
 class SACGLAMTrainer:
