@@ -1,7 +1,7 @@
 """Old import paths of modules that moved, kept for one release as modules that warn.
 
 A moved module's old file holds only ``__getattr__ = moved_to(__name__, "its.new.home")``:
-any name read from it (``from turngym.cli_args import CliError``) is the new module's,
+any name read from it (``from <old module> import <name>``) is the new module's,
 with a ``DeprecationWarning`` that names the new home.
 """
 
