@@ -143,7 +143,7 @@ def env_row(name: str, entry_point: str, family: str, steps: int | None, **rest:
     )
 
 
-def game_row(name: str, game: str, steps: int, expert: str, **rest: Any) -> EnvEntry:
+def game_row(name: str, game: str, steps: int, expert: str | None, **rest: Any) -> EnvEntry:
     """A game row: ``gym.make`` gives one seat (``GameView``), ``make_game`` the AEC env."""
     return env_row(
         name,
