@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import turngym.registry
@@ -42,3 +43,17 @@ def test_every_family_module_feeds_the_table_and_the_table_is_their_rows():
     assert imported == {*FAMILY_MODULES, "base"}
     assert table.ENVS is ENVS
     assert ENVS[-len(table.ADAPTERS) :] == table.ADAPTERS
+
+
+def test_the_table_keeps_the_order_of_its_families_blocks():
+    # the order issue 43's split kept (ids as before): `turngym list`, select and
+    # Gymnasium's registry show rows in it; a family's new row goes inside its block
+    blocks = [group for group, _ in itertools.groupby(e.group for e in ENVS)]
+    assert blocks == [
+        *("text", "classic", "text", "web", "gui", "swe", "games", "miniwob", "gui"),
+        *("openspiel", "babyai", "crafter", "nethack", "textworld", "reasoning_gym"),
+    ]
+    assert [e.name for e in ENVS[:7]] == [
+        *("Bandit-v0", "Sokoban-v0", "FrozenLake-v0"),
+        *("Taxi-v0", "CliffWalking-v0", "Blackjack-v0", "Wordle-v0"),
+    ]
