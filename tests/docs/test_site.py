@@ -33,8 +33,8 @@ DOCS = ROOT / "docs"
 API = [
     "turngym.core",
     "turngym.spaces",
-    "turngym.registry.EnvEntry",
-    "turngym.registry.ENVS",
+    "turngym.registry.base.EnvEntry",
+    "turngym.registry.table.ENVS",
     "turngym.make",
     "turngym.wrappers",
     "turngym.testing",

@@ -355,7 +355,7 @@ def _calls(served: Served, key: str | None) -> Any:
     ],
 )
 def test_a_setting_that_would_leave_connections_unbounded_is_refused(field):
-    from turngym.sdk.serve_connections import ServeConnections
+    from turngym.sdk.serve.connections import ServeConnections
 
     name = next(iter(field))
     with pytest.raises(ValueError, match=name):
@@ -363,14 +363,14 @@ def test_a_setting_that_would_leave_connections_unbounded_is_refused(field):
 
 
 def test_the_cap_is_lowered_to_fit_the_fd_limit(monkeypatch):
-    from turngym.sdk import serve
-    from turngym.sdk.serve_connections import FD_RESERVE, ServeConnections
+    from turngym.sdk.serve import app
+    from turngym.sdk.serve.connections import FD_RESERVE, ServeConnections
 
     said: list[str] = []
-    monkeypatch.setattr(serve, "raise_fd_limit", lambda: FD_RESERVE + 200)
-    fitted = serve._fitted(ServeConnections(max_connections=1024), said.append)
+    monkeypatch.setattr(app, "raise_fd_limit", lambda: FD_RESERVE + 200)
+    fitted = app._fitted(ServeConnections(max_connections=1024), said.append)
     assert fitted.max_connections == 100
     assert len(said) == 1 and "100" in said[0] and "ulimit -Hn" in said[0]
-    monkeypatch.setattr(serve, "raise_fd_limit", lambda: 1 << 20)
-    assert serve._fitted(ServeConnections(), said.append) == ServeConnections()
+    monkeypatch.setattr(app, "raise_fd_limit", lambda: 1 << 20)
+    assert app._fitted(ServeConnections(), said.append) == ServeConnections()
     assert len(said) == 1

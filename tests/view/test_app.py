@@ -442,8 +442,8 @@ def test_links_to_runs_with_odd_names_work(tmp_path: Path) -> None:
 
 
 def test_the_play_folder_defaults_to_runs_play_and_joins_the_roots(tmp_path: Path) -> None:
-    from turngym.cli_args import CliError
-    from turngym.cli_view import play_folder
+    from turngym.cli.args import CliError
+    from turngym.cli.view import play_folder
 
     runs = tmp_path / "runs"
     runs.mkdir()

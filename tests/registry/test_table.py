@@ -15,7 +15,7 @@ import turngym
 from tests import system_deps
 from turngym.registry import ENVS, entry, load
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Web rows need Chromium, desktop rows Xvfb: where one is missing (and CI does not
 # require it) its rows skip.

@@ -14,7 +14,7 @@ import pytest
 from turngym.cli import main
 from turngym.progress import progress
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Runs the CLI with FrozenLake's evaluation held until the test creates the gate file,
 # which it does only after reading Bandit's row: the row must be out (and flushed into

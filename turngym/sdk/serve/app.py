@@ -4,7 +4,7 @@ Endpoints: ``GET /v1/models``, ``POST /v1/completions`` (string or token-id prom
 ``echo`` for prompt log-probs), ``POST /v1/chat/completions`` (messages rendered with the
 tokenizer's chat template) and ``GET /health`` (status, batching stats and limits).
 Requests that arrive together are merged into one ``policy.generate`` call by
-``Batcher`` (serve_batcher.py), fairly between clients, so remote env workers share one
+``Batcher`` (batcher.py), fairly between clients, so remote env workers share one
 model. Replies add ``choices[i].token_ids`` (the generated token ids) to the OpenAI
 shape; ``OpenAIPolicy`` reads them.
 
@@ -18,13 +18,13 @@ whole, past ``max_tokens`` if a choice is longer. ``/v1/models`` also carries th
 dir's ``turngym_agent.json`` (how a trained model acts: guided choice, system prompt)
 as ``turngym_agent``, so ``--agent openai:URL`` acts like ``--agent hf:DIR``.
 
-Hostile requests: every size is checked before the work it bounds (serve_limits.py), a
+Hostile requests: every size is checked before the work it bounds (limits.py), a
 client that disconnects has its queued request dropped and its running generation
-stopped, and with an API key (serve_auth.py) every endpoint wants
+stopped, and with an API key (auth.py) every endpoint wants
 ``Authorization: Bearer KEY``. ``serve`` refuses to listen beyond loopback, or to take
 weight updates, without a key; weights load only from the folder named at start
-(serve_weights.py). A client that sends part of a request and waits is cut off at a
-deadline, and waiting connections are capped (serve_connections.py). Browsers
+(weights.py). A client that sends part of a request and waits is cut off at a
+deadline, and waiting connections are capped (connections.py). Browsers
 (turngym/http_guards.py): every POST must be ``application/json`` (a cross-site
 ``text/plain`` POST is a 415), and a loopback server answers only the Host names
 127.0.0.1, localhost and [::1] (DNS rebinding), with or without a key.
@@ -49,11 +49,11 @@ from turngym.envs.reaper import remove_dir, temp_dir
 from turngym.extras import require_installed
 from turngym.http_guards import LOOPBACK_NAMES, HostGuard, JsonBodies
 from turngym.sdk.policy import Generation, Policy, PolicyError
-from turngym.sdk.serve_auth import RequireKey, check_exposure, checked_key, is_loopback
-from turngym.sdk.serve_auth import api_key as api_key_of
-from turngym.sdk.serve_batcher import Batcher, BatchStats, prompt_logprobs
-from turngym.sdk.serve_connections import FD_RESERVE, ServeConnections, raise_fd_limit
-from turngym.sdk.serve_limits import (
+from turngym.sdk.serve.auth import RequireKey, check_exposure, checked_key, is_loopback
+from turngym.sdk.serve.auth import api_key as api_key_of
+from turngym.sdk.serve.batcher import Batcher, BatchStats, prompt_logprobs
+from turngym.sdk.serve.connections import FD_RESERVE, ServeConnections, raise_fd_limit
+from turngym.sdk.serve.limits import (
     CHOICE_FIELDS,
     BadRequest,
     RequestRules,
@@ -63,7 +63,7 @@ from turngym.sdk.serve_limits import (
     read_limited,
     resolve_context,
 )
-from turngym.sdk.serve_weights import WeightsDir, WeightsRefused
+from turngym.sdk.serve.weights import WeightsDir, WeightsRefused
 
 __all__ = [
     "BadRequest",

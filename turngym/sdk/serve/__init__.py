@@ -1,0 +1,30 @@
+"""``turngym serve``: a local policy behind an OpenAI-compatible HTTP API.
+
+One module per concern: ``app`` (the FastAPI app, its endpoints, and ``serve``, which
+starts it), ``auth`` (the API key and when a server must have one), ``batcher`` (requests
+merged into model calls, fairly between clients), ``connections`` (deadlines, the cap on
+waiting connections, the fd limit), ``limits`` (what one request may ask) and
+``weights`` (weight updates from one folder).
+"""
+
+from turngym.sdk.serve.app import (
+    BadRequest,
+    Batcher,
+    BatchStats,
+    ServeConnections,
+    ServeLimits,
+    build_app,
+    prompt_logprobs,
+    serve,
+)
+
+__all__ = [
+    "BadRequest",
+    "BatchStats",
+    "Batcher",
+    "ServeConnections",
+    "ServeLimits",
+    "build_app",
+    "prompt_logprobs",
+    "serve",
+]
