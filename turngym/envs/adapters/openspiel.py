@@ -273,6 +273,56 @@ class OpenSpielGame(TextGame[int]):
 
     # -- the move a player makes most: one call ------------------------------------------
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; the same seed deals the same game (``TextGame.reset``).
+
+        ``TextGame.reset`` written out, with ``_start`` too where OpenSpiel's initial
+        state needs no chance move (its player and legal actions are then read once):
+        small games start one every few moves.
+        """
+        if options or self.render_mode == "human":
+            super().reset(seed, options)
+            return
+        if seed is not None:
+            self._rng = None  # built on first use, as TextGame.reset has it
+            self._fast = None
+            self._seed = seed
+        self.agents = agents = self.possible_agents[:]
+        n = self.n
+        zeros, falses = self._zeros, self._falses
+        self.rewards = zeros.copy()
+        self._cumulative_rewards = zeros.copy()
+        self.terminations = falses.copy()
+        self.truncations = falses.copy()
+        self._streak = [0] * n
+        self._step_rewards = [0.0] * n
+        self._returns = [0.0] * n
+        self._paid_returns = [0.0] * n
+        self._paid = False
+        self._skip_agent_selection = None
+        self.turn = 0
+        self.over = False
+        self._obs_cache = None
+        rules = self._rules
+        self._pending = pending = []  # the rules first, chance moves announced after
+        infos: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            pending.append([rules])
+            infos[a] = {"invalid_action": False, "turn": 0, "legal_actions": []}
+        opening = self._opening
+        if opening is None:
+            self._legal_turn = -1
+            self._start({})
+            entry = self._legal_entry()
+        else:
+            self.state = self.spiel_game.new_initial_state()
+            self.current, self._legal_ids, entry = opening
+            self._legal_cache = entry
+            self._legal_turn = 0
+        self.agent_selection = first = agents[self.current]
+        infos[first]["legal_actions"] = list(entry[0])
+        self.infos = infos
+
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection``; a bad action never raises (``TextGame``).
 
