@@ -7,9 +7,12 @@ and per move the string the adapter shows the player to move (its
 actions (``action_to_string``), which is what a language agent reads, and the returns
 (``returns()``) where the adapter reads them: at the end of each game, and after every
 move in games that pay along the way. Adapter:
-``turngym.make_game`` (made once, reset per block and per game) with string actions
-picked from ``infos[agent]["legal_actions"]`` and ``observe(agent)`` per move. Chance
-moves are not counted as steps on either side.
+``turngym.make_game`` (made once) with string actions picked from
+``infos[agent]["legal_actions"]`` and ``observe(agent)`` per move. Each side seeds once a
+block and its RNG runs on from game to game: the native side's ``random.Random``, the
+adapter's ``reset(seed=...)`` at the block's start and a plain ``reset()`` per game
+(reseeding every game was work the native side did not do). Chance moves are not
+counted as steps on either side.
 
 ``benchmarks/adapter_overhead.py`` imports ``pairs``; run this file to print one JSON
 line per pair (the best of ``--repeat`` interleaved passes per side; ``--cpu`` times
@@ -81,11 +84,10 @@ def _adapter(name: str) -> Runner:
         game = made[0]
         rng = random.Random(seed)
         game.reset(seed=seed)
-        done, games = 0, 0
+        done = 0
         while done < steps:
             if not game.agents or game.over:
-                games += 1
-                game.reset(seed=seed + games)
+                game.reset()  # the game's RNG goes on, as the native side's does
                 continue
             agent = game.agent_selection
             obs = game.observe(agent)
