@@ -74,6 +74,9 @@ class _Spec:
     """OpenSpiel pays only at the end (returns need not be read after every move)"""
     chance: bool
     """the game has chance nodes (deterministic games skip looking for them)"""
+    opening_chance: tuple[tuple[int, float], ...] | None
+    """the chance outcomes of the initial state where it is a chance node (the same in
+    every game: the first deal is drawn without asking OpenSpiel again)"""
 
 
 def _check_params(name: str, params: Any) -> dict[str, Any]:
@@ -181,6 +184,7 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
         worst=worst,
         terminal_rewards=game_type.reward_model == pyspiel.GameType.RewardModel.TERMINAL,
         chance=game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        opening_chance=tuple(start.chance_outcomes()) if start.is_chance_node() else None,
     )
 
 
@@ -439,9 +443,9 @@ class OpenSpielGame(TextGame[int]):
             # The class's method, not the state's bound one: a copied game reads its own
             # state. Every state of a game has the same class, so it is looked up once.
             self._text_of = getattr(type(state), self._spec.text)
-        drawn = self._has_chance and state.is_chance_node()
+        drawn = self._spec.opening_chance is not None
         if drawn:
-            self._chance_moves()
+            self._chance_moves(self._spec.opening_chance)
         if self._terminal_rewards and not state.is_terminal():
             self.current = state.current_player()  # _after_move's common case: no pay
         else:
@@ -454,12 +458,17 @@ class OpenSpielGame(TextGame[int]):
             self._opening = (self.current, self._legal_ids, entry)
         return self._rules
 
-    def _chance_moves(self) -> None:
-        """Play chance nodes with outcomes drawn from the game's own RNG."""
+    def _chance_moves(self, outcomes: Any = None) -> None:
+        """Play chance nodes with outcomes drawn from the game's own RNG.
+
+        Called at a chance node (each caller has just asked), so the loop asks after a
+        move; ``outcomes``: the first node's, where they are known (the opening's).
+        """
         state, perfect = self.state, self._perfect
         random = (self._fast or self.random).random  # the property only when it builds
-        while state.is_chance_node():
+        if outcomes is None:
             outcomes = state.chance_outcomes()
+        while True:
             draw = random()
             action = outcomes[-1][0]
             for outcome, probability in outcomes:
@@ -472,6 +481,9 @@ class OpenSpielGame(TextGame[int]):
                 for news in self._pending:  # self.announce(said), without the call
                     news.append(said)
             state.apply_action(action)
+            if not state.is_chance_node():
+                return
+            outcomes = state.chance_outcomes()
 
     def _after_move(self) -> None:
         """Pay the changes of the returns; end the game or pass the turn."""
