@@ -1,7 +1,8 @@
 """Steps/s of raw ``pyspiel`` versus turngym's OpenSpiel adapter on the same random play.
 
 Each pair plays ``steps`` moves of uniformly random legal play (a new game when one
-ends). Native: a ``pyspiel`` state, chance outcomes drawn with their probabilities,
+ends). Native: a ``pyspiel`` state, chance outcomes drawn with their probabilities (one
+uniform draw scanned over the outcomes, the adapter's way),
 and per move the string the adapter shows the player to move (its
 ``information_state_string`` or ``observation_string``) plus the names of the legal
 actions (``action_to_string``), which is what a language agent reads, and the returns
@@ -56,8 +57,17 @@ def _native(name: str) -> Runner:
                 assert len(state.returns()) == game.num_players()  # the rewards of the end
                 state = game.new_initial_state()
             elif state.is_chance_node():
-                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(outcomes, weights)[0])
+                # One uniform draw scanned over the outcomes, as the adapter draws
+                # (``rng.choices`` cost 1.7 us a draw here against 0.5 us: work the
+                # adapter does not do, counted against the native side)
+                outcomes = state.chance_outcomes()
+                draw, action = rng.random(), outcomes[-1][0]
+                for outcome, probability in outcomes:
+                    draw -= probability
+                    if draw < 0.0:
+                        action = outcome
+                        break
+                state.apply_action(action)
             else:
                 player = state.current_player()
                 text = str(state) if kind == "str" else getattr(state, kind)(player)
