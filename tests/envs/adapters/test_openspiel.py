@@ -432,8 +432,9 @@ def test_a_reused_game_with_warm_memos_plays_as_a_fresh_one(name):
 
 
 def _plain(name: str) -> type:
-    """The game of ``name`` played through ``TextGame``'s own step, observe and hooks,
-    with no opening memo: the reference the one-call paths must match."""
+    """The game of ``name`` played through ``TextGame``'s own reset, step, observe and
+    hooks, with no memo of the opening (its player, legal actions and chance outcomes):
+    the reference the one-call paths must match."""
     from turngym.envs.games.base import TextGame
 
     class Plain(game_class(name)):  # type: ignore[misc]
@@ -444,6 +445,9 @@ def _plain(name: str) -> type:
         def _start(self, options):
             self._opening = None  # read the initial state afresh every game
             return super()._start(options)
+
+        def _chance_moves(self, outcomes=None):
+            super()._chance_moves(None)  # ask OpenSpiel for the opening's outcomes too
 
     return Plain
 

@@ -275,7 +275,7 @@ class OpenSpielGame(TextGame[int]):
         if type(num_players) is not int or num_players < 1:
             raise ValueError(f"num_players must be a positive int, got {num_players!r}")
 
-    # -- the move a player makes most: one call ------------------------------------------
+    # -- the common paths, one call each --------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; the same seed deals the same game (``TextGame.reset``).
