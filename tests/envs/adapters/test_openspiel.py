@@ -397,7 +397,7 @@ def _python_calls_per_move(name: str, moves: int = 300) -> float:
 
 
 @pytest.mark.parametrize(
-    ("name", "budget"), [("tic_tac_toe", 9.5), ("leduc_poker", 12.0), ("pig", 10.5)]
+    ("name", "budget"), [("tic_tac_toe", 4.0), ("leduc_poker", 6.0), ("pig", 4.5)]
 )
 def test_the_step_path_stays_lean(name, budget):
     """Issue 30, item 4: the adapter's overhead per move is Python bookkeeping, a few
@@ -429,3 +429,89 @@ def test_a_reused_game_with_warm_memos_plays_as_a_fresh_one(name):
             trace.append(dict(game._cumulative_rewards))
             traces.append(trace)
         assert traces[0] == traces[1]
+
+
+def _plain(name: str) -> type:
+    """The game of ``name`` played through ``TextGame``'s own reset, step, observe and
+    hooks, with no memo of the opening (its player, legal actions and chance outcomes):
+    the reference the one-call paths must match."""
+    from turngym.envs.games.base import TextGame
+
+    class Plain(game_class(name)):  # type: ignore[misc]
+        reset = TextGame.reset
+        step = TextGame.step
+        observe = TextGame.observe
+
+        def _start(self, options):
+            self._opening = None  # read the initial state afresh every game
+            return super()._start(options)
+
+        def _chance_moves(self, outcomes=None):
+            super()._chance_moves(None)  # ask OpenSpiel for the opening's outcomes too
+
+    return Plain
+
+
+def _trace(game, seed: int, moves: int) -> list[object]:
+    """Everything a player can read after each step of a seeded game of mixed actions:
+    legal ones as listed, in other case and spacing, names not legal now, junk, and the
+    steps of finished players; resets with and without a seed."""
+    rng = np.random.default_rng(seed)
+    trace: list[object] = []
+
+    def snap() -> None:
+        observed = []
+        for a in game.possible_agents:
+            obs = game.observe(a)
+            observed.append((obs["text"], obs["action_mask"].tolist()))
+        trace.append(
+            (
+                game.agent_selection,
+                list(game.agents),
+                observed,
+                {a: dict(info) for a, info in game.infos.items()},
+                dict(game.rewards),
+                dict(game._cumulative_rewards),
+                dict(game.terminations),
+                dict(game.truncations),
+            )
+        )
+
+    game.reset(seed=seed)
+    snap()
+    for k in range(moves):
+        if not game.agents:
+            game.reset(seed=None if k % 2 else seed + k)
+            snap()
+            continue
+        agent = game.agent_selection
+        legal = game.infos[agent].get("legal_actions") or []
+        u = rng.random()
+        if game.terminations[agent] or game.truncations[agent]:
+            action: object = None
+        elif legal and u < 0.8:
+            action = legal[int(rng.integers(len(legal)))]
+            if u < 0.1:
+                action = f"  {str(action).upper()} "
+        elif u < 0.9:
+            action = game.action_names[int(rng.integers(len(game.action_names)))]
+        else:
+            action = ["", "zz", 3, None][int(rng.integers(4))]
+        game.step(action)
+        snap()
+    return trace
+
+
+@pytest.mark.parametrize(
+    "name", ["tic_tac_toe", "leduc_poker", "pig", "oware", "goofspiel", "2048", "go"]
+)
+@pytest.mark.parametrize("kwargs", [{}, {"invalid_action_penalty": -0.5, "max_invalid_actions": 2}])
+def test_the_one_call_step_observe_and_opening_play_as_textgames_own(name, kwargs):
+    """Issue 42: the adapter plays a legal move and builds an observation in one call
+    each, and reads the initial state's player and legal actions once per game object;
+    every step of mixed play must read exactly as through TextGame's own step and
+    observe with the initial state read afresh each game."""
+    moves = 150 if name in ("go", "2048") else 600
+    fast, plain = game_class(name)(**kwargs), _plain(name)(**kwargs)
+    for seed in range(3):
+        assert _trace(fast, seed, moves) == _trace(plain, seed, moves)

@@ -18,12 +18,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from turngym.core import Invalid, normalize_action
 from turngym.envs.adapters.openspiel_games import GAMES
 from turngym.envs.games.base import TextGame
 from turngym.extras import needs_extra
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["GAME_NAMES", "OpenSpielGame", "game_class", "load_pyspiel"]
 
@@ -71,6 +74,9 @@ class _Spec:
     """OpenSpiel pays only at the end (returns need not be read after every move)"""
     chance: bool
     """the game has chance nodes (deterministic games skip looking for them)"""
+    opening_chance: tuple[tuple[int, float], ...] | None
+    """the chance outcomes of the initial state where it is a chance node (the same in
+    every game: the first deal is drawn without asking OpenSpiel again)"""
 
 
 def _check_params(name: str, params: Any) -> dict[str, Any]:
@@ -178,6 +184,7 @@ def _spec(name: str, params: tuple[tuple[str, Any], ...]) -> _Spec:
         worst=worst,
         terminal_rewards=game_type.reward_model == pyspiel.GameType.RewardModel.TERMINAL,
         chance=game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        opening_chance=tuple(start.chance_outcomes()) if start.is_chance_node() else None,
     )
 
 
@@ -234,6 +241,7 @@ class OpenSpielGame(TextGame[int]):
         self._terminal_rewards = spec.terminal_rewards
         self._exact_ids = spec.exact
         self._text_of: Any = None  # the state class's string method (None: str(state))
+        self._opening: tuple[int, list[int], Any] | None = None  # see _start
         self._said: list[dict[int, str]] = [{} for _ in range(self.n)]  # "... plays x(1,1)."
         self._game_over: dict[tuple[float, ...], str] = {}  # returns -> "Game over. ..."
         me = [f"You are {a}." for a in self.possible_agents]
@@ -267,25 +275,200 @@ class OpenSpielGame(TextGame[int]):
         if type(num_players) is not int or num_players < 1:
             raise ValueError(f"num_players must be a positive int, got {num_players!r}")
 
+    # -- the common paths, one call each --------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; the same seed deals the same game (``TextGame.reset``).
+
+        ``TextGame.reset`` written out, with ``_start`` too where OpenSpiel's initial
+        state needs no chance move (its player and legal actions are then read once):
+        small games start one every few moves.
+        """
+        if options or self.render_mode == "human":
+            super().reset(seed, options)
+            return
+        if seed is not None:
+            self._rng = None  # built on first use, as TextGame.reset has it
+            self._fast = None
+            self._seed = seed
+        self.agents = agents = self.possible_agents[:]
+        n = self.n
+        zeros, falses = self._zeros, self._falses
+        self.rewards = zeros.copy()
+        self._cumulative_rewards = zeros.copy()
+        self.terminations = falses.copy()
+        self.truncations = falses.copy()
+        self._streak = [0] * n
+        self._step_rewards = [0.0] * n
+        self._returns = [0.0] * n
+        self._paid_returns = [0.0] * n
+        self._paid = False
+        self._skip_agent_selection = None
+        self.turn = 0
+        self.over = False
+        self._obs_cache = None
+        rules = self._rules
+        self._pending = pending = []  # the rules first, chance moves announced after
+        infos: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            pending.append([rules])
+            infos[a] = {"invalid_action": False, "turn": 0, "legal_actions": []}
+        opening = self._opening
+        if opening is None:
+            self._legal_turn = -1
+            self._start({})
+            entry = self._legal_entry()
+        else:
+            self.state = self.spiel_game.new_initial_state()
+            self.current, self._legal_ids, entry = opening
+            self._legal_cache = entry
+            self._legal_turn = 0
+        self.agent_selection = first = agents[self.current]
+        infos[first]["legal_actions"] = list(entry[0])
+        self.infos = infos
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection``; a bad action never raises (``TextGame``).
+
+        A legal action written as listed, by the player to move, is played here in one
+        call: ``TextGame.step`` with this class's ``_parse``, ``_apply`` and
+        ``_legal_entry`` written out, which is most of the adapter's cost per move in
+        small games. Anything else goes through ``TextGame.step``; both play alike
+        (``tests/envs/adapters/test_openspiel.py`` checks them against each other).
+        """
+        i = self.current
+        found = self._exact_ids[i].get(action) if type(action) is str else None
+        if (
+            found is None
+            or self.over
+            or self._legal_turn != self.turn
+            or found not in self._legal_ids
+            or self.render_mode == "human"
+        ):
+            super().step(action)
+            return
+        agent = self.agent_selection  # not over: nobody is terminated or truncated
+        self._cumulative_rewards[agent] = 0.0
+        if self._paid:  # the last step paid: PettingZoo's rewards are this step's alone
+            self._step_rewards = [0.0] * self.n
+            self._paid = False
+            rewards = self.rewards
+            for a in rewards:
+                rewards[a] = 0.0
+        pending = self._pending
+        pending[i].clear()  # it has read them
+        self._obs_cache = None
+        self._streak[i] = 0
+        # _apply(found)
+        if self._perfect:
+            said = self._said[i].get(found)
+            if said is None:
+                name = self.action_names[self._spec.index[i][found]]
+                said = self._said[i][found] = f"{self.possible_agents[i]} plays {name}."
+            for news in pending:
+                news.append(said)
+        state = self.state
+        state.apply_action(found)
+        if self._has_chance and state.is_chance_node():
+            self._chance_moves()
+        if self._terminal_rewards and not state.is_terminal():
+            self.current = current = state.current_player()
+        else:
+            self._after_move()
+            current = self.current
+        self.turn = turn = self.turn + 1
+        if self._paid:
+            self._settle_rewards()
+        nxt = self.agent_selection = self.agents[current]
+        if self.over:
+            self._announce_result()
+            return
+        # _legal_entry()
+        self._legal_ids = ids = state.legal_actions()
+        if self._memo_legal:
+            key = (current, tuple(ids))
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._new_entry(key)
+        else:
+            entry = self._new_entry(None)
+        self._legal_cache = entry
+        self._legal_turn = turn
+        infos = self.infos
+        if current != i:
+            infos[agent] = {"invalid_action": False, "turn": turn, "legal_actions": []}
+        infos[nxt] = {"invalid_action": False, "turn": turn, "legal_actions": list(entry[0])}
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """What ``agent`` reads now (``TextGame.observe``, with ``_view`` written out).
+
+        The ``action_mask`` array is shared between calls and read-only; copy it to edit it.
+        """
+        i = self.agent_name_mapping[agent]
+        cache, turn = self._obs_cache, self.turn
+        if cache is not None and cache[0] == i and cache[1] == turn:
+            return cache[2]
+        parts = self._pending[i][:]
+        state = self.state
+        text = str(state) if self._text_of is None else self._text_of(state, i)
+        mask: np.ndarray | None
+        if self.over:
+            parts.append(self._heads_over[i] + text)
+            mask = self._no_mask
+        else:
+            current = self.current
+            parts.append(self._heads[i][current] + text)
+            if i == current:
+                legal = self._legal_cache if self._legal_turn == turn else self._legal_entry()
+                if legal[0]:
+                    parts.append(legal[1])
+                mask = legal[2]
+            else:
+                mask = self._no_mask
+        obs = {"text": "\n".join(parts), "action_mask": mask}
+        self._obs_cache = (i, turn, obs)
+        return obs
+
     # -- the rules: OpenSpiel's ----------------------------------------------------------
 
     def _start(self, options: dict[str, Any]) -> str:
         self.state = state = self.spiel_game.new_initial_state()
+        self._paid_returns = [0.0] * self.n
+        opening = self._opening
+        if opening is not None:  # see below: every game opens alike
+            self.current, self._legal_ids, self._legal_cache = opening
+            self._legal_turn = 0  # TextGame.reset reads the entry of turn 0 next
+            return self._rules
         if self._text_of is None and self._spec.text != "str":
             # The class's method, not the state's bound one: a copied game reads its own
             # state. Every state of a game has the same class, so it is looked up once.
             self._text_of = getattr(type(state), self._spec.text)
-        self._paid_returns = [0.0] * self.n
-        if self._has_chance and state.is_chance_node():
-            self._chance_moves()
-        self._after_move()
+        drawn = self._spec.opening_chance is not None
+        if drawn:
+            self._chance_moves(self._spec.opening_chance)
+        if self._terminal_rewards and not state.is_terminal():
+            self.current = state.current_player()  # _after_move's common case: no pay
+        else:
+            self._after_move()
+        if not (drawn or self.over or self._paid):
+            # Nothing drawn, paid or ended: OpenSpiel's initial state is the same in every
+            # game, so its player to move and legal actions are read once (the list of
+            # ids is never changed in place).
+            entry = self._legal_entry()
+            self._opening = (self.current, self._legal_ids, entry)
         return self._rules
 
-    def _chance_moves(self) -> None:
-        """Play chance nodes with outcomes drawn from the game's own RNG."""
-        state, random, perfect = self.state, self.random.random, self._perfect
-        while state.is_chance_node():
+    def _chance_moves(self, outcomes: Any = None) -> None:
+        """Play chance nodes with outcomes drawn from the game's own RNG.
+
+        Called at a chance node (each caller has just asked), so the loop asks after a
+        move; ``outcomes``: the first node's, where they are known (the opening's).
+        """
+        state, perfect = self.state, self._perfect
+        random = (self._fast or self.random).random  # the property only when it builds
+        if outcomes is None:
             outcomes = state.chance_outcomes()
+        while True:
             draw = random()
             action = outcomes[-1][0]
             for outcome, probability in outcomes:
@@ -298,6 +481,9 @@ class OpenSpielGame(TextGame[int]):
                 for news in self._pending:  # self.announce(said), without the call
                     news.append(said)
             state.apply_action(action)
+            if not state.is_chance_node():
+                return
+            outcomes = state.chance_outcomes()
 
     def _after_move(self) -> None:
         """Pay the changes of the returns; end the game or pass the turn."""
@@ -305,11 +491,12 @@ class OpenSpielGame(TextGame[int]):
         terminal = state.is_terminal()
         if terminal or not self._spec.terminal_rewards:  # else nothing to pay yet
             returns = state.returns()
-            paid = self._paid_returns
+            paid, step_rewards = self._paid_returns, self._step_rewards
             for i in range(self.n):
                 change = returns[i] - paid[i]
                 if change:
-                    self.pay(i, change)
+                    step_rewards[i] += change  # self.pay(i, change), without the call
+                    self._paid = True
                     paid[i] = returns[i]
         if terminal:
             key = tuple(returns)
@@ -321,16 +508,30 @@ class OpenSpielGame(TextGame[int]):
                 said += "."
                 if len(self._game_over) < 10_000:
                     self._game_over[key] = said
-            self.finish(said)
+            self.over = True  # self.finish(said), without the calls
+            for news in self._pending:
+                news.append(said)
         else:
             self.current = state.current_player()
 
-    def _legal_state(self) -> tuple[int, tuple[int, ...]] | None:
-        # Called first each turn by TextGame._legal_entry, which memoises on the key
-        # across games: worth it for small action universes (tic-tac-toe's boards),
-        # a waste of memory for big ones (Go's legal sets rarely repeat).
+    def _legal_entry(self) -> tuple[tuple[str, ...], str, np.ndarray | None]:
+        # TextGame._legal_entry with _legal_state written out (one call fewer a move).
+        # Entries are memoised on (player, legal ids) across games: worth it for small
+        # action universes (tic-tac-toe's boards), a waste of memory for big ones (Go's
+        # legal sets rarely repeat).
+        if self._legal_turn == self.turn:
+            return self._legal_cache
         self._legal_ids = legal = self.state.legal_actions()
-        return (self.current, tuple(legal)) if self._memo_legal else None
+        if self._memo_legal:
+            key = (self.current, tuple(legal))
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._new_entry(key)
+        else:
+            entry = self._new_entry(None)
+        self._legal_cache = entry
+        self._legal_turn = self.turn
+        return entry
 
     def _legal(self) -> list[str]:
         names, index = self.action_names, self._spec.index[self.current]

@@ -329,10 +329,16 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
 
     def _announce_result(self) -> None:
         """The game is over: every player is terminated and learns the result."""
-        terminations, infos = self.terminations, {}
+        # _info(k, invalid=False) written out: a small game ends every few moves
+        terminations, infos, turn = self.terminations, {}, self.turn
+        names, success, listed = self.possible_agents, self.success, bool(self.action_names)
         for k, a in enumerate(self.agents):  # a loop, not a comprehension: one call fewer
             terminations[a] = True
-            infos[a] = self._info(k, invalid=False)
+            info: dict[str, Any] = {"invalid_action": False, "turn": turn}
+            if listed:
+                info["legal_actions"] = []
+            info["success"] = success(names[k])
+            infos[a] = info
         self.infos = infos
 
     def _dead_step(self) -> None:
@@ -440,19 +446,24 @@ class TextGame(AECEnv[str, dict[str, Any], str], Generic[A]):
         key = self._legal_state()
         entry = self._entries.get(key) if key is not None else None
         if entry is None:
-            legal = tuple(self._legal())
-            line = f"Your legal actions: {', '.join(legal)}."
-            mask = None
-            if self.action_names:
-                mask = np.zeros(len(self.action_names), dtype=np.int8)
-                exact = self._exact  # an unknown name is check_game's to report
-                mask[[exact[name] for name in legal if name in exact]] = 1
-                mask.setflags(write=False)
-            entry = (legal, line, mask)
-            if key is not None and len(self._entries) < 100_000:
-                self._entries[key] = entry
+            entry = self._new_entry(key)
         self._legal_cache = entry
         self._legal_turn = self.turn
+        return entry
+
+    def _new_entry(self, key: Hashable | None) -> tuple[tuple[str, ...], str, np.ndarray | None]:
+        """``_legal_entry``'s entry made from ``_legal()``, kept under ``key`` unless None."""
+        legal = tuple(self._legal())
+        line = f"Your legal actions: {', '.join(legal)}."
+        mask = None
+        if self.action_names:
+            mask = np.zeros(len(self.action_names), dtype=np.int8)
+            exact = self._exact  # an unknown name is check_game's to report
+            mask[[exact[name] for name in legal if name in exact]] = 1
+            mask.setflags(write=False)
+        entry = (legal, line, mask)
+        if key is not None and len(self._entries) < 100_000:
+            self._entries[key] = entry
         return entry
 
     def _legal_state(self) -> Hashable | None:
