@@ -13,6 +13,7 @@ import pytest
 
 import turngym
 from tests import system_deps
+from turngym.extras import missing
 from turngym.registry import ENVS, entry, load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,13 +44,16 @@ _ROWS = [
 
 
 def _missing(row) -> bool:
-    """Whether the row's system package is missing here (its tests skip)."""
+    """Whether what the row needs is missing here (its tests skip): a system package
+    (which CI requires) or a Python package of its extra (the base-install run)."""
     return (
         (row.family == "web" and _NO_BROWSER)
         or (row.family == "gui" and _NO_X11)
         or (row.family == "swe" and system_deps.INNER_LOOP)  # make check: no sandbox
         # an adapter's library is an extra of its own (tests/envs/adapters/ skip without it)
         or (row.suite is not None and row.unavailable() is not None)
+        # a Python package of its extra is not installed (a base install: Chess-v0)
+        or (row.extra is not None and bool(missing(row.extra)))
     )
 
 

@@ -101,8 +101,11 @@ def test_missing_state_keeps_the_last_one_and_long_states_are_cut():
 
 
 def test_a_200_turn_episode_keeps_a_constant_size_context():
-    tokenizer = pytest.importorskip("turngym.sdk.models").build_tiny_model  # real tokenizer
+    # a real tokenizer: the tiny model's (turngym.sdk.models imports transformers lazily)
+    pytest.importorskip("transformers", reason="the tokenizer needs the llm extra")
     from transformers import AutoTokenizer
+
+    from turngym.sdk.models import build_tiny_model as tokenizer
 
     def count(text: str) -> int:
         return len(tok.encode(text))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 
@@ -23,6 +24,14 @@ ENV_IDS = [
     "turngym/TicTacToe-v0",
     "turngym/SearchQA-v0",
 ]
+
+
+# Pictures are PNG files written and read with Pillow (the data extra); a base install
+# refuses them in one line (the last test).
+NEEDS_PILLOW = pytest.mark.skipif(
+    importlib.util.find_spec("PIL") is None,
+    reason="pictures need Pillow: pip install 'turngym[data]'",
+)
 
 
 def play(env: gym.Env, seed: int, rng: np.random.Generator, limit: int = 300) -> list[tuple]:
@@ -198,6 +207,7 @@ def record_screens(path, episodes: int = 1) -> list[list]:
     return seen
 
 
+@NEEDS_PILLOW
 def test_screenshots_are_png_files_beside_the_jsonl_and_load_back_as_arrays(tmp_path):
     path = tmp_path / "episodes.jsonl"
     (shown,) = record_screens(path)
@@ -222,6 +232,7 @@ def test_screenshots_are_png_files_beside_the_jsonl_and_load_back_as_arrays(tmp_
     assert refs == raw
 
 
+@NEEDS_PILLOW
 def test_a_second_recording_in_the_folder_reuses_the_pictures(tmp_path):
     record_screens(tmp_path / "a.jsonl")
     before = {p.name: p.stat().st_ino for p in (tmp_path / "images").iterdir()}
@@ -245,6 +256,7 @@ def _png_header(width: int, height: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
 
 
+@NEEDS_PILLOW
 @pytest.mark.parametrize(
     ("where", "message"),
     [
@@ -275,6 +287,7 @@ def test_hostile_picture_references_are_one_line_errors(tmp_path, where, message
     assert load_transcripts(path, images=False)[0]["observation"]["screenshot"]["path"] == where
 
 
+@NEEDS_PILLOW
 def test_a_picture_reference_must_match_its_png(tmp_path):
     path = tmp_path / "episodes.jsonl"
     record_screens(path)
