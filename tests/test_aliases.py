@@ -61,12 +61,16 @@ def test_the_old_adapter_rows_are_the_tables_adapter_rows_and_warn():
 
 
 _OLD_PATH = re.compile(
-    r"turngym[./](cli_args|cli_eval|cli_view|registry_adapters|sdk[./]serve_[a-z]+)\b"
+    r"turngym[./](cli_args|cli_eval|cli_view|registry_adapters|sdk[./]serve_[a-z]+"
+    r"|agents[./](llm|mini_swe))\b"
 )
 # the alias modules themselves, and the tests of them
 _ALIAS_FILES = {
     *(Path(*old.split(".")).with_suffix(".py") for old in [*MOVED, "turngym.registry_adapters"]),
     Path("tests/test_aliases.py"),
+    Path("turngym/agents/llm.py"),
+    Path("turngym/agents/mini_swe.py"),
+    Path("tests/agents/test_moved_aliases.py"),
 }
 
 

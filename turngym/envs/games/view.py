@@ -75,7 +75,8 @@ class GameView(gym.Env[str, str]):
         render_mode: str | None = None,
         **game_kwargs: Any,
     ) -> None:
-        from turngym.registry import load
+        # gymnasium's loader of "module:attr" strings: the registry's is a layer above envs
+        from gymnasium.envs.registration import load_env_creator as load
 
         cls = load(game) if isinstance(game, str) else game
         if not (isinstance(cls, type) and issubclass(cls, TextGame)):
@@ -157,7 +158,9 @@ class GameView(gym.Env[str, str]):
     # -- plumbing ------------------------------------------------------------------------
 
     def _build_opponent(self) -> Any:
-        from turngym.registry import load
+        from gymnasium.envs.registration import load_env_creator
+
+        load: Any = load_env_creator  # it loads any "module:attr", not only env creators
 
         if self._opponent_kind == "random":
             return _RandomMover(self.game)
