@@ -1,9 +1,10 @@
 """The cross-process replay check (turngym/testing/replay.py), on toys and on the registry.
 
-The toys prove the check fails where it must: content from a set's iteration order
-(the hash seed) or from the global ``random`` module. The registry runs prove the ids
-that make content from a seed replay it in fresh interpreters with other hash seeds and
-empty caches: a sample every run, every single-agent id in the slow run.
+The toys (single-agent envs and AEC games) prove the check fails where it must: content
+from a set's iteration order (the hash seed) or from the global ``random`` module. The
+registry runs prove the ids that make content from a seed replay it in fresh
+interpreters with other hash seeds and empty caches: a sample every run, every
+single-agent id and every game (all seats, through ``make_game``) in the slow runs.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import pytest
 from tests.sampling import sample_ids
 from tests.toy_envs import Count
 from turngym.envs.adapters.reasoning_gym_tasks import HASH_ORDERED
+from turngym.envs.games.base import TextGame
 from turngym.registry import ENVS
-from turngym.testing import ConformanceError, check_text_env
+from turngym.testing import ConformanceError, check_game, check_text_env
 from turngym.testing.replay import check_replay, replay_differences
 
 _NUMBERS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
@@ -38,6 +40,57 @@ class GlobalDraw(Count):
 
     def _reset(self, options: dict[str, Any]) -> str:
         return f"{super()._reset(options)} (lucky number {random.random():.6f})"
+
+
+class HighCard(TextGame[str]):
+    """Each player is dealt a card of 1..9 from the game's RNG; both show, the higher wins."""
+
+    action_names = ("show",)
+
+    def _start(self, options: dict[str, Any]) -> str:
+        self.cards = self._deal()
+        self.current = 0
+        for i, card in enumerate(self.cards):
+            self.tell(i, f"You are dealt a {card}.")
+        return "High card: both players show; the higher card wins."
+
+    def _deal(self) -> list[int]:
+        return [1 + self.random.below(9), 1 + self.random.below(9)]
+
+    def _legal(self) -> list[str]:
+        return ["show"]
+
+    def _apply(self, action: str) -> None:
+        self.announce(f"player_{self.current} shows {self.cards[self.current]}.")
+        if self.current == 0:
+            self.current = 1
+            return
+        a, b = self.cards
+        if a != b:
+            self.pay(0 if a > b else 1, 1.0)
+            self.pay(1 if a > b else 0, -1.0)
+        self.finish("The higher card wins." if a != b else "A tie.")
+
+    def _view(self, i: int) -> str:
+        return f"You are player_{i}."
+
+    def _render(self) -> str:
+        return f"cards {self.cards}"
+
+
+class SetDealt(HighCard):
+    """Deals the first two of a set of strings: the hash seed deals, not the seed."""
+
+    def _deal(self) -> list[int]:
+        first, second, *_ = set(_NUMBERS)
+        return [_NUMBERS[first], _NUMBERS[second]]
+
+
+class GlobalDealt(HighCard):
+    """Deals from the global ``random`` module, which no seed of the game's fixes."""
+
+    def _deal(self) -> list[int]:
+        return [random.randint(1, 9), random.randint(1, 9)]
 
 
 def test_a_hash_ordered_env_fails_and_says_where() -> None:
@@ -66,6 +119,23 @@ def test_check_replay_raises_with_the_table() -> None:
     with pytest.raises(ConformanceError, match="cross-process replay  FAIL"):
         check_replay(SetOrder)
     assert check_replay(Count).passed
+
+
+def test_games_that_deal_from_a_set_or_the_global_random_fail() -> None:
+    differences = replay_differences([SetDealt, HighCard, GlobalDealt], games=True)
+    assert set(differences) == {"SetDealt", "GlobalDealt"}
+    # the deal shows at the reset, in each player's first observation
+    assert "reset(0)" in differences["SetDealt"] and "PYTHONHASHSEED=" in differences["SetDealt"]
+
+
+def test_check_game_replays_across_processes_only_when_asked() -> None:
+    small = {"n_fuzz": 50, "n_games": 20, "reset_games": 2, "expert_games": 1}
+    assert "cross-process replay" not in [r.name for r in check_game(HighCard, **small).results]
+    report = check_game(SetDealt, **small, cross_process=True, raise_on_failure=False)
+    verdicts = {r.name: r.passed or r.skipped for r in report.results}
+    # one process deals the same every time: only the new check sees the hash seed's deal
+    assert verdicts.pop("cross-process replay") is False and all(verdicts.values())
+    assert check_game(HighCard, **small, cross_process=True).passed
 
 
 # -- the registry -------------------------------------------------------------------
@@ -98,6 +168,36 @@ def test_ids_replay_in_fresh_processes_on_a_sample() -> None:
 @pytest.mark.slow
 def test_every_single_agent_id_replays_in_fresh_processes() -> None:
     _replays(CANDIDATES)
+
+
+GAMES = [e.id for e in ENVS if e.game is not None and e.unavailable() is None]
+# native games, and OpenSpiel's with chance: cards (poker), dice (pig, liar's dice)
+ALWAYS_GAMES = [
+    i
+    for i in (
+        "turngym/KuhnPoker-v0",
+        "turngym/LiarsDice-v0",
+        "turngym/openspiel.leduc_poker-v0",
+        "turngym/openspiel.pig-v0",
+        "turngym/openspiel.liars_dice-v0",
+    )
+    if i in GAMES
+]
+
+
+def _games_replay(ids: list[str], episodes: int) -> None:
+    # 40 moves of all seats: chance during play (pig's dice, a new hand) shows too
+    differences = replay_differences(ids, games=True, episodes=episodes)
+    assert not differences, "\n".join(f"{k}: {v}" for k, v in differences.items())
+
+
+def test_games_replay_in_fresh_processes_on_a_sample() -> None:
+    _games_replay(sample_ids(GAMES, 4, always=ALWAYS_GAMES), episodes=2)
+
+
+@pytest.mark.slow
+def test_every_game_replays_in_fresh_processes() -> None:
+    _games_replay(GAMES, episodes=8)
 
 
 def test_textworld_cooking_replays_with_empty_caches() -> None:
