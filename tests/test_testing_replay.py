@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.sampling import sample_ids
@@ -91,6 +92,21 @@ class GlobalDealt(HighCard):
 
     def _deal(self) -> list[int]:
         return [random.randint(1, 9), random.randint(1, 9)]
+
+
+class SetPixel(Count):
+    """Shows a frame (a screenshot) one pixel of which the hash seed's set order sets."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info = super().reset(seed=seed, options=options)
+        frame = np.zeros((48, 64, 3), np.uint8)
+        frame[20, 30, 1] = _NUMBERS[next(iter(set(_NUMBERS)))]
+        return obs, {**info, "frame": frame}
+
+
+def test_a_screenshot_is_compared_pixel_for_pixel() -> None:
+    # repr() of a 48x64x3 frame shows its corners only: the pixel was missed before
+    assert set(replay_differences([SetPixel, Count], steps=1)) == {"SetPixel"}
 
 
 def test_a_hash_ordered_env_fails_and_says_where() -> None:

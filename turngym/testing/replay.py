@@ -205,9 +205,34 @@ def _game_state(game: Any) -> tuple[Any, ...]:
 
 
 def _entry(where: str, value: Any) -> str:
-    text = repr(value)
+    text = repr(_whole(value))
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{where} [{digest}] {text[:_SHOWN]}"
+
+
+class _Pixels:
+    """An array as its shape, dtype and a digest of every element.
+
+    ``repr`` of a big array shows its corners only; a screenshot must replay pixel for pixel.
+    """
+
+    def __init__(self, array: np.ndarray) -> None:
+        digest = hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+        self.text = f"array(shape={array.shape}, dtype={array.dtype}, sha256={digest})"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with every array of more than a few elements replaced by its digest."""
+    if isinstance(value, np.ndarray) and value.size > 16:
+        return _Pixels(value)
+    if isinstance(value, tuple | list):
+        return type(value)(_whole(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    return value
 
 
 def _maker(
