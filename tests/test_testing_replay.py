@@ -10,6 +10,7 @@ single-agent id and every game (all seats, through ``make_game``) in the slow ru
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,19 @@ class SetPixel(Count):
 def test_a_screenshot_is_compared_pixel_for_pixel() -> None:
     # repr() of a 48x64x3 frame shows its corners only: the pixel was missed before
     assert set(replay_differences([SetPixel, Count], steps=1)) == {"SetPixel"}
+
+
+class Timed(Count):
+    """Reports how long its reset took, as the SWE envs report their grading's time."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        start = time.perf_counter()
+        obs, info = super().reset(seed=seed, options=options)
+        return obs, {**info, "reset_seconds": time.perf_counter() - start}
+
+
+def test_a_duration_the_clock_measured_is_left_out() -> None:
+    assert replay_differences([Timed], steps=1) == {}
 
 
 def test_a_hash_ordered_env_fails_and_says_where() -> None:

@@ -12,7 +12,9 @@ the registered expert's actions (which come from what the env hides: a walkthrou
 the answer), for a few seeds ``s``, in this process and at the same time in fresh
 interpreters (``python -m turngym.testing.replay``), one per hash seed in
 ``hash_seeds``, each with an empty ``TURNGYM_CACHE`` of its own; every action,
-observation, reward, flag and info must be the same everywhere. One interpreter plays
+observation, reward, flag and info must be the same everywhere (arrays, screenshots,
+element for element), save info keys ending in ``_seconds``: durations the clock
+measured, such as the SWE envs' ``grade_seconds``. One interpreter plays
 many ids, so a whole suite costs a few interpreter starts, not two per id::
 
     from turngym.testing.replay import check_replay, replay_differences
@@ -72,6 +74,7 @@ __all__ = [
 REPLAY_HASH_SEEDS = (1, 2)
 """The ``PYTHONHASHSEED`` of each fresh interpreter the episodes are replayed in."""
 
+_MEASURED = "_seconds"  # an info key of a duration the clock measured: left out
 _STEPS = 5  # steps of an episode replayed, by default
 _GAME_MOVES = 40  # moves of a game replayed, by default: chance decides moves (pig's dice) too
 _FREE_TEXT = "0"  # what free-form envs hear on half their turns: an answer of the right form
@@ -225,13 +228,21 @@ class _Pixels:
 
 
 def _whole(value: Any) -> Any:
-    """``value`` with every array of more than a few elements replaced by its digest."""
+    """``value`` as compared: big arrays as digests, and no durations the clock measured.
+
+    Keys ending in ``_seconds`` (the SWE envs' ``grade_seconds``) are the run's, not the
+    episode's.
+    """
     if isinstance(value, np.ndarray) and value.size > 16:
         return _Pixels(value)
     if isinstance(value, tuple | list):
         return type(value)(_whole(v) for v in value)
     if isinstance(value, dict):
-        return {k: _whole(v) for k, v in value.items()}
+        return {
+            k: _whole(v)
+            for k, v in value.items()
+            if not (isinstance(k, str) and k.endswith(_MEASURED))
+        }
     return value
 
 
