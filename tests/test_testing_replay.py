@@ -4,11 +4,14 @@ The toys (single-agent envs and AEC games) prove the check fails where it must: 
 from a set's iteration order (the hash seed) or from the global ``random`` module. The
 registry runs prove the ids that make content from a seed replay it in fresh
 interpreters with other hash seeds and empty caches: a sample every run, every
-single-agent id and every game (all seats, through ``make_game``) in the slow runs.
+single-agent id and every game (all seats, through ``make_game``) in the slow runs, and
+a sample of the web, GUI and SWE ids (a browser, an X server or a sandbox in each
+interpreter) in slow runs of their own (every one with ``TURNGYM_REPLAY_ALL=1``).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from typing import Any
@@ -16,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests import system_deps
 from tests.sampling import sample_ids
 from tests.toy_envs import Count
 from turngym.envs.adapters.reasoning_gym_tasks import HASH_ORDERED
@@ -171,7 +175,7 @@ def test_check_game_replays_across_processes_only_when_asked() -> None:
 # -- the registry -------------------------------------------------------------------
 
 # Single-agent ids, games as their single-agent views; web, gui and swe ids need a
-# browser, a display or a sandbox per interpreter and are left to their own tests.
+# browser, a display or a sandbox per interpreter and have tests of their own below.
 CANDIDATES = [
     e.id
     for e in ENVS
@@ -227,7 +231,74 @@ def test_games_replay_in_fresh_processes_on_a_sample() -> None:
 
 @pytest.mark.slow
 def test_every_game_replays_in_fresh_processes() -> None:
-    _games_replay(GAMES, episodes=8)
+    _games_replay(GAMES, episodes=4)
+
+
+# -- the families with a browser, a desktop or a sandbox per interpreter -----------------
+
+# Every id of these takes seconds to replay (all 103 MiniWoB tasks about 5 minutes on two
+# cores), too long for the suite: a slow test replays a sample that changes every run,
+# and TURNGYM_REPLAY_ALL=1 replays every id.
+EVERY = bool(os.environ.get("TURNGYM_REPLAY_ALL"))
+TIMED = {
+    **{
+        f"turngym/miniwob.{task}-v0": "the page lists suggestions a wall-clock delay after "
+        "the last key typed (jQuery UI's autocomplete)"
+        for task in ("book-flight", "use-autocomplete")
+    },
+    **{
+        f"turngym/gui.{task}-v0": "a screenshot shows as much of a command's echo and "
+        "output as the shell and xterm got to (the env reads the screen without waiting)"
+        for task in ("terminal-file", "terminal-count", "terminal-notes")
+    },
+}
+"""Ids whose observations depend on wall-clock time, not on the seed or the process."""
+
+
+def _family(*groups: str) -> list[str]:
+    return [e.id for e in ENVS if e.group in groups and e.id not in TIMED]
+
+
+def _replays_some(ids: list[str], k: int) -> None:
+    differences = replay_differences(ids if EVERY else sample_ids(ids, k), episodes=2, steps=5)
+    assert not differences, "\n".join(f"{k}: {v}" for k, v in differences.items())
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@system_deps.chromium()
+def test_web_ids_replay_in_fresh_processes() -> None:
+    # a browser per interpreter; task, page content and the oracle's play from the seed
+    _replays_some(_family("miniwob", "web"), 3)
+
+
+@pytest.mark.slow
+@pytest.mark.x11
+@pytest.mark.sandbox
+@system_deps.x11()
+@system_deps.bubblewrap()
+def test_gui_ids_replay_in_fresh_processes() -> None:
+    # an X server per interpreter; screenshots are compared pixel for pixel
+    _replays_some(_family("gui"), 3)
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+@system_deps.bubblewrap()
+def test_swe_ids_replay_in_fresh_processes() -> None:
+    _replays_some(_family("swe"), 1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not EVERY,
+    reason="TURNGYM_REPLAY_ALL=1 replays the other TextWorld games (a minute); the cooking "
+    "test above covers the adapter every run",
+)
+def test_textworld_ids_replay_in_fresh_processes() -> None:
+    pytest.importorskip("textworld")
+    # a game takes seconds to make in each empty cache
+    _replays_some([i for i in _family("textworld") if "cooking" not in i], 2)
 
 
 def test_textworld_cooking_replays_with_empty_caches() -> None:
