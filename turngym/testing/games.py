@@ -8,7 +8,10 @@ with the ``action_mask``; property tests over many random games (hypothesis driv
 choices when installed; free-form games play their ``sample_action``): zero-sum
 rewards at every step for zero-sum games, finite rewards, every game ending, and
 the game's own invariants (``check_invariants``, e.g. chips conserved in poker);
-``render`` text; and the registered expert playing only legal actions.
+``render`` text; and the registered expert playing only legal actions. With
+``cross_process=True``, also that seeds deal and play the same games in fresh
+interpreters under other hash seeds (``turngym.testing.replay``: it starts two
+interpreters, so it is off by default).
 """
 
 from __future__ import annotations
@@ -367,6 +370,7 @@ def check_game(
     expert_games: int = 5,
     expert: Callable[[Any], Any] | None = None,
     make_kwargs: dict[str, Any] | None = None,
+    cross_process: bool = False,
     raise_on_failure: bool = True,
 ) -> CheckReport:
     """Run every conformance check on a turn-based multi-agent game.
@@ -382,6 +386,11 @@ def check_game(
         expert_games: self-play games of the expert, which must only play legal actions.
         expert: build the expert as ``expert(game)``; default: the registered one.
         make_kwargs: kwargs for the factory.
+        cross_process: also play seeds ``seed`` and ``seed + 1`` (every seat, seeded
+            moves and the expert's) in two fresh interpreters with other hash seeds and
+            compare every agent's observations, rewards, flags and infos
+            (``turngym.testing.replay.check_replay(..., games=True)``); for games whose
+            deal, board or chance come from the seed.
         raise_on_failure: raise ``ConformanceError`` (with the table) if a check fails.
 
     Example:
@@ -405,6 +414,15 @@ def check_game(
     report.results.append(
         _run("expert", lambda: _check_expert(make, game_id, seed, expert_games, expert))
     )
+    if cross_process:
+        from turngym.testing.replay import _check_cross_process
+
+        report.results.append(
+            _run(
+                "cross-process replay",
+                lambda: _check_cross_process(game_or_id, seed, make_kwargs=make_kwargs, games=True),
+            )
+        )
     if raise_on_failure and not report.passed:
         raise ConformanceError(report.table())
     return report

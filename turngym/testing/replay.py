@@ -12,15 +12,26 @@ the registered expert's actions (which come from what the env hides: a walkthrou
 the answer), for a few seeds ``s``, in this process and at the same time in fresh
 interpreters (``python -m turngym.testing.replay``), one per hash seed in
 ``hash_seeds``, each with an empty ``TURNGYM_CACHE`` of its own; every action,
-observation, reward, flag and info must be the same everywhere. One interpreter plays
+observation, reward, flag and info must be the same everywhere (arrays, screenshots,
+element for element), save info keys ending in ``_seconds``: durations the clock
+measured, such as the SWE envs' ``grade_seconds``. One interpreter plays
 many ids, so a whole suite costs a few interpreter starts, not two per id::
 
     from turngym.testing.replay import check_replay, replay_differences
     check_replay("turngym/textworld.cooking-v0")          # raises ConformanceError
     replay_differences(["turngym/Wordle-v0", "turngym/Sokoban-v0"])  # {} when all replay
 
+PettingZoo AEC games (``games=True``: ids through ``turngym.make_game``, or factories of
+games) are played by every seat, with the seeded rule and in the expert's self-play,
+and every agent's observation, reward, flags and info, and ``render()`` (the hidden
+deal), are compared after every move::
+
+    check_replay("turngym/openspiel.pig-v0", games=True)
+    replay_differences(["turngym/KuhnPoker-v0", "turngym/LiarsDice-v0"], games=True)
+
 An env made by a factory replays elsewhere only if the factory pickles (an importable
-class or function); ``check_text_env(..., cross_process=True)`` runs this check too.
+class or function); ``check_text_env(..., cross_process=True)`` and
+``check_game(..., cross_process=True)`` run this check too.
 """
 
 from __future__ import annotations
@@ -55,6 +66,7 @@ from turngym.testing.text import (
 __all__ = [
     "REPLAY_HASH_SEEDS",
     "check_replay",
+    "game_record",
     "replay_differences",
     "replay_record",
 ]
@@ -62,6 +74,9 @@ __all__ = [
 REPLAY_HASH_SEEDS = (1, 2)
 """The ``PYTHONHASHSEED`` of each fresh interpreter the episodes are replayed in."""
 
+_MEASURED = "_seconds"  # an info key of a duration the clock measured: left out
+_STEPS = 5  # steps of an episode replayed, by default
+_GAME_MOVES = 40  # moves of a game replayed, by default: chance decides moves (pig's dice) too
 _FREE_TEXT = "0"  # what free-form envs hear on half their turns: an answer of the right form
 _SHOWN = 300  # characters of a step kept readable in a record (the digest covers it all)
 
@@ -114,13 +129,130 @@ def _episode(
     return record
 
 
+def game_record(
+    make: Callable[..., Any], seeds: Sequence[int], steps: int, game_id: str | None = None
+) -> list[str]:
+    """The games of ``seeds`` (``steps`` moves at most each) of one AEC game, as text.
+
+    Every seat plays: each seed once with moves picked from the acting agent's info by
+    a generator seeded with the seed (mostly legal, some fuzz), and once in self-play
+    by the expert registered for ``game_id``, if any. Each entry (after the reset and
+    after every move) holds every agent's observation, reward, cumulative reward,
+    termination, truncation and info, and the full state as ``render()`` shows it
+    (hidden cards and dice too).
+    """
+    from turngym.testing.games import _FREE_TEXT as GAME_TEXT
+
+    game = make(render_mode="ansi")
+    record: list[str] = []
+    try:
+        expert = _game_expert(game, game_id)
+        for s in seeds:
+            choose = _mixed_policy(np.random.default_rng(s), free_text=GAME_TEXT)
+            record += _game(game, s, steps, "", _from_info(choose))
+            if expert is not None:
+                expert.reset(seed=s)
+                record += _game(game, s, steps, "expert ", expert.act)
+    finally:
+        game.close()
+    return record
+
+
+def _game_expert(game: Any, game_id: str | None) -> Any:
+    """The expert registered for ``game_id`` (None for none), built as ``check_game`` does."""
+    from turngym.registry import entry, load
+
+    try:
+        path = entry(game_id).expert if game_id else None
+    except KeyError:  # a factory's name, not an id
+        path = None
+    return None if path is None else load(path)(game)
+
+
+def _game(game: Any, seed: int, steps: int, who: str, act: Callable[[Any, dict], Any]) -> list[str]:
+    game.reset(seed=seed)
+    record = [_entry(f"{who}reset({seed})", _game_state(game))]
+    for t in range(steps):
+        if not game.agents:
+            break
+        agent = game.agent_selection
+        if game.terminations[agent] or game.truncations[agent]:
+            action = None  # PettingZoo's step of an agent that is done
+        else:
+            action = act(game.observe(agent)["text"], game.infos[agent])
+        game.step(action)
+        record.append(_entry(f"{who}seed {seed} move {t} ({agent})", (action, _game_state(game))))
+    return record
+
+
+def _game_state(game: Any) -> tuple[Any, ...]:
+    """What every agent can read now, and the whole state (``render``)."""
+    seats: list[tuple[Any, ...]] = []
+    for agent in game.possible_agents:
+        if agent not in game.agents:
+            seats.append((agent, "gone"))
+            continue
+        obs = game.observe(agent)
+        seats.append(
+            (
+                agent,
+                {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in obs.items()},
+                game.rewards[agent],
+                game._cumulative_rewards[agent],
+                game.terminations[agent],
+                game.truncations[agent],
+                game.infos[agent],
+            )
+        )
+    return game.agent_selection, seats, game.render()
+
+
 def _entry(where: str, value: Any) -> str:
-    text = repr(value)
+    text = repr(_whole(value))
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{where} [{digest}] {text[:_SHOWN]}"
 
 
-def _maker(source: Any, make_kwargs: dict[str, Any]) -> tuple[Callable[..., gym.Env], str]:
+class _Pixels:
+    """An array as its shape, dtype and a digest of every element.
+
+    ``repr`` of a big array shows its corners only; a screenshot must replay pixel for pixel.
+    """
+
+    def __init__(self, array: np.ndarray) -> None:
+        digest = hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+        self.text = f"array(shape={array.shape}, dtype={array.dtype}, sha256={digest})"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _whole(value: Any) -> Any:
+    """``value`` as compared: big arrays as digests, and no durations the clock measured.
+
+    Keys ending in ``_seconds`` (the SWE envs' ``grade_seconds``) are the run's, not the
+    episode's.
+    """
+    if isinstance(value, np.ndarray) and value.size > 16:
+        return _Pixels(value)
+    if isinstance(value, tuple | list):
+        return type(value)(_whole(v) for v in value)
+    if isinstance(value, dict):
+        return {
+            k: _whole(v)
+            for k, v in value.items()
+            if not (isinstance(k, str) and k.endswith(_MEASURED))
+        }
+    return value
+
+
+def _maker(
+    source: Any, make_kwargs: dict[str, Any], games: bool = False
+) -> tuple[Callable[..., Any], str]:
+    if games:
+        from turngym.testing.games import _factory as game_factory
+
+        return game_factory(source, make_kwargs)
     if isinstance(source, gym.envs.registration.EnvSpec):
         return (lambda **extra: gym.make(source, **make_kwargs, **extra)), source.id
     return _factory(source, make_kwargs)
@@ -138,21 +270,28 @@ def _portable(source: EnvSource) -> Any:
     return source
 
 
-def _records(
-    jobs: list[tuple[Any, dict[str, Any]]], seeds: Sequence[int], steps: int
-) -> list[list[str]]:
+_Job = tuple[Any, dict[str, Any], bool]
+"""What a fresh interpreter rebuilds an env from: its source, kwargs, and whether it is
+an AEC game (``turngym.make_game``, played by ``game_record``)."""
+
+
+def _records(jobs: list[_Job], seeds: Sequence[int], steps: int) -> list[list[str]]:
     """Each job's record, or a one-line record of the exception it raised."""
     out = []
-    for source, make_kwargs in jobs:
+    for source, make_kwargs, games in jobs:
         try:
-            out.append(replay_record(_maker(source, make_kwargs)[0], seeds, steps))
+            make, name = _maker(source, make_kwargs, games)
+            if games:
+                out.append(game_record(make, seeds, steps, name))
+            else:
+                out.append(replay_record(make, seeds, steps))
         except Exception as error:  # reported, as the env's own verdict, not the run's
             out.append([f"raised {type(error).__name__}: {str(error)[:_SHOWN]}"])
     return out
 
 
 def _records_elsewhere(
-    jobs: list[tuple[Any, dict[str, Any]]],
+    jobs: list[_Job],
     seeds: Sequence[int],
     steps: int,
     hash_seed: int,
@@ -187,26 +326,29 @@ def replay_differences(
     *,
     seed: int = 0,
     episodes: int = 2,
-    steps: int = 5,
+    steps: int | None = None,
     hash_seeds: Sequence[int] = REPLAY_HASH_SEEDS,
     make_kwargs: dict[str, Any] | None = None,
     in_process: bool = True,
     timeout: float = 1800.0,
+    games: bool = False,
 ) -> dict[str, str]:
     """The envs whose episodes differ between processes, each with its first difference.
 
     Args:
         envs: registered ids, envs made by ``gym.make`` (rebuilt from their spec), or
-            factories that pickle (importable classes or functions).
+            factories that pickle (importable classes or functions); with ``games``,
+            game ids (``turngym.make_game``) or factories of AEC games.
         seed: the first seed of the episodes replayed.
         episodes: the episodes replayed, of seeds ``seed .. seed + episodes - 1``: a
             dataset may pick from a set on some seeds only.
-        steps: steps per episode at most.
+        steps: steps per episode at most (default 5; for games 40 moves, of all seats).
         hash_seeds: one fresh interpreter per value, under that ``PYTHONHASHSEED`` and an
             empty ``TURNGYM_CACHE`` of its own.
         make_kwargs: kwargs for ``gym.make`` / the factory, for every env.
         in_process: compare this process's episodes (its hash seed, its cache) too.
         timeout: seconds each interpreter may take for all the envs.
+        games: the envs are PettingZoo AEC games, played by every seat (``game_record``).
 
     Returns:
         ``{name: "where: this != that"}`` for each env that did not replay (or raised
@@ -214,8 +356,11 @@ def replay_differences(
 
     """
     seeds = range(seed, seed + episodes)
-    jobs = [(_portable(source), dict(make_kwargs or {})) for source in envs]
-    names = [_maker(source, kwargs)[1] for source, kwargs in jobs]
+    steps = (_GAME_MOVES if games else _STEPS) if steps is None else steps
+    jobs: list[_Job] = [
+        (source if games else _portable(source), dict(make_kwargs or {}), games) for source in envs
+    ]
+    names = [_maker(*job)[1] for job in jobs]
     pickle.dumps(jobs)  # fail here, with pickle's own reason, on a factory that cannot travel
     runs: list[tuple[str, list[list[str]]]] = []
     # the interpreters play at the same time as each other and as this process
@@ -246,21 +391,23 @@ def check_replay(
     *,
     seed: int = 0,
     episodes: int = 2,
-    steps: int = 5,
+    steps: int | None = None,
     hash_seeds: Sequence[int] = REPLAY_HASH_SEEDS,
     make_kwargs: dict[str, Any] | None = None,
+    games: bool = False,
     raise_on_failure: bool = True,
 ) -> CheckReport:
     """Check that one env's seeds replay in fresh interpreters (``replay_differences``).
 
     Args:
         env_or_id: a registered id, an env made by ``gym.make``, or a factory that
-            pickles.
+            pickles; with ``games``, a game id or a factory of AEC games.
         seed: the first seed of the episodes replayed.
         episodes: episodes replayed, of seeds ``seed .. seed + episodes - 1``.
-        steps: steps per episode at most.
+        steps: steps per episode at most (default 5; for games 40 moves).
         hash_seeds: one fresh interpreter per value (``replay_differences``).
         make_kwargs: kwargs for ``gym.make`` / the factory.
+        games: ``env_or_id`` is a PettingZoo AEC game, played by every seat.
         raise_on_failure: raise ``ConformanceError`` (with the table) if it fails.
 
     Returns:
@@ -274,14 +421,18 @@ def check_replay(
         >>> from turngym.testing.replay import check_replay
         >>> check_replay("turngym/Bandit-v0", steps=3).passed
         True
+        >>> check_replay("turngym/KuhnPoker-v0", games=True).passed
+        True
 
     """
-    name = _factory(env_or_id, dict(make_kwargs or {}))[1]
+    name = _maker(env_or_id, dict(make_kwargs or {}), games)[1]
     report = CheckReport(name)
     report.results.append(
         _run(
             "cross-process replay",
-            lambda: _check_cross_process(env_or_id, seed, episodes, steps, hash_seeds, make_kwargs),
+            lambda: _check_cross_process(
+                env_or_id, seed, episodes, steps, hash_seeds, make_kwargs, games
+            ),
         )
     )
     if raise_on_failure and not report.passed:
@@ -293,17 +444,18 @@ def _check_cross_process(
     env_or_id: EnvSource,
     seed: int,
     episodes: int = 2,
-    steps: int = 5,
+    steps: int | None = None,
     hash_seeds: Sequence[int] = REPLAY_HASH_SEEDS,
     make_kwargs: dict[str, Any] | None = None,
+    games: bool = False,
 ) -> str | CheckResult:
-    """The ``cross-process replay`` check as ``check_text_env`` runs it.
+    """The ``cross-process replay`` check as ``check_text_env`` and ``check_game`` run it.
 
     A verdict line; a skipped result for a factory that does not pickle; or
     ``_StepProblem`` with the first difference.
     """
     try:
-        pickle.dumps((_portable(env_or_id), dict(make_kwargs or {})))
+        pickle.dumps((env_or_id if games else _portable(env_or_id), dict(make_kwargs or {})))
     except Exception as error:  # a lambda, a local class, an instance without a spec
         why = f"the env cannot be rebuilt in another process: {error}"
         return CheckResult("cross-process replay", True, why, skipped=True)
@@ -315,6 +467,7 @@ def _check_cross_process(
             steps=steps,
             hash_seeds=hash_seeds,
             make_kwargs=make_kwargs,
+            games=games,
         )
     except AssertionError as error:  # an interpreter failed or ran out of time
         raise _StepProblem(str(error)) from None

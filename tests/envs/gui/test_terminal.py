@@ -51,3 +51,18 @@ def test_without_cgroups_the_terminal_falls_back_on_rlimits(monkeypatch):
         assert not (env.workdir / "hog.ok").exists()
     finally:
         env.close()
+
+
+def test_the_terminal_looks_the_same_with_or_without_the_pointer_in_it():
+    # xterm drew a hollow cursor while it lacked the focus (the pointer's, there is no
+    # window manager), a solid one once the FocusIn had been handled: which of the two
+    # the first screenshot caught depended on timing, so seeds did not replay
+    env = DesktopEnv(task="terminal-file")
+    try:
+        env.reset(seed=0)
+        inside = env.step("move(640, 400)")[0]["screenshot"]
+        outside = env.step("move(640, 795)")[0]["screenshot"]  # below the terminal
+    finally:
+        env.close()
+    cell = (slice(0, 40), slice(0, 300))  # the prompt and the cursor
+    assert (inside[cell] == outside[cell]).all()

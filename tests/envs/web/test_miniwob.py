@@ -65,6 +65,20 @@ def test_a_page_filled_by_its_script_reads_the_same_every_episode(host):
     assert len(seen) == 1, seen
 
 
+def test_a_key_scroll_is_done_by_the_next_observation(host):
+    # End scrolled the agreement smoothly, over wall-clock time: the field it enables at
+    # the bottom was still disabled in the next observation (or not, under load), so
+    # episodes of one seed differed between processes (turngym/testing/replay.py)
+    env = MiniWoBEnv(task="sign-agreement")
+    try:
+        env.reset(seed=1)
+        env.step("click(2)")
+        obs = env.step('press("End")')[0]
+    finally:
+        env.close()
+    assert "[3] textbox 'Name'\n" in obs, obs
+
+
 def test_the_reward_is_the_tasks_own(host):
     env = MiniWoBEnv(task="click-button")
     tried = 0

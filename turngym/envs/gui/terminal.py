@@ -149,6 +149,10 @@ class Terminal:
         # may make it send events, change windows or run a print command.
         for resource in ("allowSendEvents: false", "allowWindowOps: false", "printerCommand:"):
             command += ["-xrm", f"XTerm*{resource}"]
+        # A solid cursor with or without the focus: there is no window manager, so the
+        # focus follows the pointer, and a hollow cursor turned solid whenever xterm got to
+        # its FocusIn; a screenshot's pixels then depended on timing, not on the episode.
+        command += ["-xrm", "XTerm*alwaysHighlight: true"]
         command += ["-e", *shell]
         try:
             self.proc = display.spawn(command, cwd=cwd, env=env)

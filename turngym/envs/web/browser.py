@@ -88,6 +88,10 @@ CHROMIUM_ARGS = (
     "--disable-breakpad",
     "--metrics-recording-only",
     "--mute-audio",
+    # A key (End, PageDown) scrolls at once: a smooth scroll is an animation of wall-clock
+    # time, so what the next observation showed of it (sign-agreement's field, enabled at
+    # the bottom) depended on the machine's load, and a seed did not replay.
+    "--disable-smooth-scrolling",
     "--disable-dev-shm-usage",
     # Fences behind the per-context route guard, which sees only what Playwright
     # intercepts. WebRTC may use UDP only through a proxy, and there is none for UDP: no
