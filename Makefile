@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch, installed before the extras so pip never resolves a CUDA one.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo tour check test lint bench docs docs-serve system-deps clean
+.PHONY: demo tour check check-base test lint bench docs docs-serve system-deps clean
 
 # nle and minihack (turngym[nethack]) go in without their dependencies: nle pins
 # gymnasium==1.2.0, which the web extra's miniwob refuses; both run on the newer one.
@@ -31,6 +31,19 @@ tour: $(STAMP)
 ## check: the inner loop: the tests that need no browser, X server, sandbox, GPU, root or long learning run
 check: $(STAMP)
 	TURNGYM_CHECK=1 $(PY) -m pytest -n 2 --dist worksteal -q -m "not slow and not browser and not x11 and not sandbox and not gpu"
+
+## check-base: the base tests on an install with no extras (what `pip install turngym` gives), in .venv-base
+BASE_VENV  := .venv-base
+BASE_TESTS := tests/test_core.py tests/test_spaces.py tests/test_calls.py tests/registry \
+              tests/test_extras.py tests/test_aliases.py tests/envs/text tests/envs/games \
+              tests/envs/test_classic.py tests/wrappers tests/agents tests/test_testing.py \
+              tests/test_testing_games.py tests/test_testing_toy.py tests/test_testing_degenerate.py \
+              tests/test_testing_replay.py
+check-base: pyproject.toml
+	$(PYTHON) -m venv $(BASE_VENV)
+	$(BASE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BASE_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	$(BASE_VENV)/bin/python -m pytest -n 2 --dist worksteal -q -m "not slow" $(BASE_TESTS)
 
 ## test: install system packages (as root), then run the whole test suite
 test: $(STAMP) system-deps
