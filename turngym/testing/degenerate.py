@@ -52,7 +52,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from turngym.testing.text import ConformanceError, EnvSource, _factory
+from turngym.testing.base import ConformanceError, EnvSource, env_maker
 
 __all__ = [
     "DEGENERATE_ANSWERS",
@@ -394,7 +394,7 @@ def check_degenerate_answers(
             raise ValueError("seeds must name at least one seed")
     if chance is not None and not 0.0 <= chance < 1.0:
         raise ValueError(f"chance must be a success rate in [0, 1), got {chance!r}")
-    make, env_id = _factory(env_or_id, dict(make_kwargs or {}))
+    make, env_id = env_maker(env_or_id, dict(make_kwargs or {}))
     template = answer_action if answer_action is not None else _registered_action(env_id)
     fixed = list(answers) if "{" in template else [("fixed action", "")]
     start = time.perf_counter()

@@ -27,36 +27,26 @@ from typing import Any
 import numpy as np
 
 from turngym.core import normalize_action
-from turngym.testing.text import (
+from turngym.testing.base import (
+    FREE_TEXT,
     CheckReport,
     CheckResult,
     ConformanceError,
-    _case_clashes,
-    _fuzz_actions,
-    _mixed_policy,
-    _near_legal,
-    _oversized,
-    _run,
-    _StepProblem,
+    GameSource,
+    StepProblem,
+    case_clashes,
+    fuzz_actions,
+    game_maker,
+    mixed_policy,
+    near_legal,
+    oversized_actions,
+    run_check,
 )
 
 __all__ = ["check_game"]
 
-GameSource = str | Callable[..., Any]
-_FREE_TEXT = "I propose: hello"  # free-form games: something that reads like text
 _MAX_GAME_STEPS = 2_000
 """A game longer than this (invalid actions included) counts as one that never ends."""
-
-
-def _factory(source: GameSource, make_kwargs: dict[str, Any]) -> tuple[Callable[..., Any], str]:
-    if isinstance(source, str):
-        import turngym
-
-        return (lambda **extra: turngym.make_game(source, **make_kwargs, **extra)), source
-    if callable(source):
-        name = getattr(source, "__name__", type(source).__name__)
-        return (lambda **extra: source(**make_kwargs, **extra)), name
-    raise TypeError(f"check_game takes a game id or a factory, got {source!r}")
 
 
 def _trace_step(game: Any) -> str:
@@ -130,9 +120,7 @@ def _check_reset_safety(make: Callable[..., Any], seed: int, games: int) -> str:
     steps = 0
     for k in range(games):
         s = seed + 1000 + k
-        old, actions = _play(
-            reused, s, _mixed_policy(np.random.default_rng(s), free_text=_FREE_TEXT)
-        )
+        old, actions = _play(reused, s, mixed_policy(np.random.default_rng(s), free_text=FREE_TEXT))
         fresh = make()
         new, _ = _play(fresh, s, actions)
         fresh.close()
@@ -141,7 +129,7 @@ def _check_reset_safety(make: Callable[..., Any], seed: int, games: int) -> str:
                 (j for j, (x, y) in enumerate(zip(old, new, strict=False)) if x != y),
                 min(len(old), len(new)),
             )
-            raise _StepProblem(
+            raise StepProblem(
                 f"game {k} (seed {s}): reused differs from fresh at step {first}: "
                 f"{old[first][:150] if first < len(old) else '(ended)'}"
             )
@@ -154,21 +142,21 @@ def _check_legal(game: Any, agent: str, where: str) -> list[str]:
     info = game.infos[agent]
     if not game.action_names:  # free-form: nothing to list
         if "legal_actions" in info:
-            raise _StepProblem(f"{where}: a free-form game lists legal_actions")
+            raise StepProblem(f"{where}: a free-form game lists legal_actions")
         return []
     legal = info.get("legal_actions")
     if not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
-        raise _StepProblem(f"{where}: infos[{agent}]['legal_actions'] must be a list of str")
+        raise StepProblem(f"{where}: infos[{agent}]['legal_actions'] must be a list of str")
     if len(set(legal)) != len(legal):
-        raise _StepProblem(f"{where}: legal_actions has duplicates: {legal}")
+        raise StepProblem(f"{where}: legal_actions has duplicates: {legal}")
     names = tuple(game.action_names)
     if names:
         unknown = [a for a in legal if a not in names]
         if unknown:
-            raise _StepProblem(f"{where}: legal actions {unknown} are not in action_names")
+            raise StepProblem(f"{where}: legal actions {unknown} are not in action_names")
         mask = game.observe(agent)["action_mask"]
         if sorted(names[k] for k in np.flatnonzero(mask)) != sorted(legal):
-            raise _StepProblem(f"{where}: action_mask disagrees with legal_actions {legal}")
+            raise StepProblem(f"{where}: action_mask disagrees with legal_actions {legal}")
     return legal
 
 
@@ -178,7 +166,7 @@ def _check_fuzz(make: Callable[..., Any], seed: int, n_fuzz: int) -> str:
     counts: dict[str, int] = {}
     game.reset(seed=seed)
     games = 0
-    oversized = _oversized(_check_legal(game, game.agent_selection, "reset"))
+    oversized = oversized_actions(_check_legal(game, game.agent_selection, "reset"))
     for i in range(len(oversized) + n_fuzz):
         if not game.agents:
             games += 1
@@ -191,33 +179,33 @@ def _check_fuzz(make: Callable[..., Any], seed: int, n_fuzz: int) -> str:
         if i < len(oversized):
             kind, action = "oversized", oversized[i]
         else:
-            kind, action = next(_fuzz_actions(rng, legal))
+            kind, action = next(fuzz_actions(rng, legal))
         must_accept = kind == "legal"
         if kind == "near":
-            clashes = _case_clashes([*game.action_names, *legal])
-            action, must_accept = _near_legal(rng, action, clashes)
+            clashes = case_clashes([*game.action_names, *legal])
+            action, must_accept = near_legal(rng, action, clashes)
         counts[kind] = counts.get(kind, 0) + 1
         where = f"fuzz step {i} ({kind} action {str(action)[:40]!r})"
         try:
             game.step(action)
         except Exception as error:
             tb = traceback.format_exc(limit=-3)
-            raise _StepProblem(f"{where} raised {error!r}\n{tb}") from error
+            raise StepProblem(f"{where} raised {error!r}\n{tb}") from error
         if agent not in game.infos:
             continue
         invalid = game.infos[agent].get("invalid_action")
         if not isinstance(invalid, bool):
-            raise _StepProblem(f"{where}: infos[agent]['invalid_action'] must be a bool")
+            raise StepProblem(f"{where}: infos[agent]['invalid_action'] must be a bool")
         if must_accept and invalid:
             reason = game.infos[agent].get("invalid_reason", "")
-            raise _StepProblem(f"{where}: a legal action was marked invalid ({reason})")
+            raise StepProblem(f"{where}: a legal action was marked invalid ({reason})")
         if kind == "nonstr" and not invalid:
-            raise _StepProblem(f"{where}: a non-string action was accepted")
+            raise StepProblem(f"{where}: a non-string action was accepted")
         garbage = kind in ("random", "empty", "huge", "oversized")
         if game.action_names and garbage and not invalid:
             normal = {normalize_action(a) for a in legal}
             if normalize_action(str(action)) not in normal:
-                raise _StepProblem(f"{where}: garbage was accepted by a finite-action game")
+                raise StepProblem(f"{where}: garbage was accepted by a finite-action game")
     game.close()
     summary = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
     return f"{sum(counts.values())} actions ({summary}), 0 exceptions"
@@ -260,16 +248,16 @@ def _check_properties(make: Callable[..., Any], seed: int, n_games: int) -> str:
             rewards = list(game.rewards.values())
             where = f"seed {game_seed}, step {stats['steps']}"
             if not all(math.isfinite(r) for r in rewards):
-                raise _StepProblem(f"{where}: non-finite reward {rewards}")
+                raise StepProblem(f"{where}: non-finite reward {rewards}")
             if zero_sum and abs(sum(rewards)) > 1e-9:
-                raise _StepProblem(f"{where}: step rewards sum to {sum(rewards)}, not 0")
+                raise StepProblem(f"{where}: step rewards sum to {sum(rewards)}, not 0")
             for a, r in game.rewards.items():
                 totals[a] += r
             problem = game.check_invariants() if hasattr(game, "check_invariants") else None
             if problem:
-                raise _StepProblem(f"{where}: {problem}")
+                raise StepProblem(f"{where}: {problem}")
         else:
-            raise _StepProblem(f"seed {game_seed}: no end after {_MAX_GAME_STEPS} steps")
+            raise StepProblem(f"seed {game_seed}: no end after {_MAX_GAME_STEPS} steps")
         best = max(totals.values())
         stats["draw" if all(v == best for v in totals.values()) else "decided"] += 1
         stats["games"] += 1
@@ -319,7 +307,7 @@ def _check_render(make: Callable[..., Any], seed: int) -> str:
     game.close()
     bad = [f for f in frames if not isinstance(f, str) or not f.strip()]
     if bad:
-        raise _StepProblem(f"render() in 'ansi' mode must return non-empty text, got {bad[0]!r}")
+        raise StepProblem(f"render() in 'ansi' mode must return non-empty text, got {bad[0]!r}")
     return f"{len(frames)} frames of text"
 
 
@@ -353,7 +341,7 @@ def _check_expert(
             game.step(action)
             moves += 1
             if game.infos.get(name, {}).get("invalid_action"):
-                raise _StepProblem(
+                raise StepProblem(
                     f"the expert played an invalid action {action!r} (seed {seed + k})"
                 )
     game.close()
@@ -399,26 +387,26 @@ def check_game(
         True
 
     """
-    make, game_id = _factory(game_or_id, dict(make_kwargs or {}))
+    make, game_id = game_maker(game_or_id, dict(make_kwargs or {}))
     report = CheckReport(game_id)
-    report.results.append(_run("pettingzoo api_test", lambda: _check_api(make)))
-    report.results.append(_run("pettingzoo seed_test", lambda: _check_seed(make)))
+    report.results.append(run_check("pettingzoo api_test", lambda: _check_api(make)))
+    report.results.append(run_check("pettingzoo seed_test", lambda: _check_seed(make)))
     report.results.append(
-        _run("reset safety", lambda: _check_reset_safety(make, seed, reset_games))
+        run_check("reset safety", lambda: _check_reset_safety(make, seed, reset_games))
     )
-    report.results.append(_run("fuzzed actions", lambda: _check_fuzz(make, seed, n_fuzz)))
+    report.results.append(run_check("fuzzed actions", lambda: _check_fuzz(make, seed, n_fuzz)))
     report.results.append(
-        _run("random-game properties", lambda: _check_properties(make, seed, n_games))
+        run_check("random-game properties", lambda: _check_properties(make, seed, n_games))
     )
-    report.results.append(_run("render ansi", lambda: _check_render(make, seed)))
+    report.results.append(run_check("render ansi", lambda: _check_render(make, seed)))
     report.results.append(
-        _run("expert", lambda: _check_expert(make, game_id, seed, expert_games, expert))
+        run_check("expert", lambda: _check_expert(make, game_id, seed, expert_games, expert))
     )
     if cross_process:
         from turngym.testing.replay import _check_cross_process
 
         report.results.append(
-            _run(
+            run_check(
                 "cross-process replay",
                 lambda: _check_cross_process(game_or_id, seed, make_kwargs=make_kwargs, games=True),
             )

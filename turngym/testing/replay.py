@@ -51,16 +51,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from turngym.testing.text import (
+from turngym.testing.base import (
     CheckReport,
     CheckResult,
     ConformanceError,
     EnvSource,
-    _factory,
-    _first_difference,
-    _mixed_policy,
-    _run,
-    _StepProblem,
+    StepProblem,
+    env_maker,
+    first_difference,
+    mixed_policy,
+    run_check,
 )
 
 __all__ = [
@@ -100,7 +100,7 @@ def replay_record(make: Callable[..., gym.Env], seeds: Sequence[int], steps: int
         except (KeyError, ValueError):  # no expert registered: the seeded rule only
             expert = None
         for s in seeds:
-            choose = _mixed_policy(np.random.default_rng(s), free_text=_FREE_TEXT)
+            choose = mixed_policy(np.random.default_rng(s), free_text=_FREE_TEXT)
             record += _episode(env, s, steps, "", _from_info(choose))
             if expert is not None:
                 expert.reset(seed=s)
@@ -141,14 +141,14 @@ def game_record(
     termination, truncation and info, and the full state as ``render()`` shows it
     (hidden cards and dice too).
     """
-    from turngym.testing.games import _FREE_TEXT as GAME_TEXT
+    from turngym.testing.base import FREE_TEXT as GAME_TEXT
 
     game = make(render_mode="ansi")
     record: list[str] = []
     try:
         expert = _game_expert(game, game_id)
         for s in seeds:
-            choose = _mixed_policy(np.random.default_rng(s), free_text=GAME_TEXT)
+            choose = mixed_policy(np.random.default_rng(s), free_text=GAME_TEXT)
             record += _game(game, s, steps, "", _from_info(choose))
             if expert is not None:
                 expert.reset(seed=s)
@@ -250,12 +250,12 @@ def _maker(
     source: Any, make_kwargs: dict[str, Any], games: bool = False
 ) -> tuple[Callable[..., Any], str]:
     if games:
-        from turngym.testing.games import _factory as game_factory
+        from turngym.testing.base import game_maker as game_factory
 
         return game_factory(source, make_kwargs)
     if isinstance(source, gym.envs.registration.EnvSpec):
         return (lambda **extra: gym.make(source, **make_kwargs, **extra)), source.id
-    return _factory(source, make_kwargs)
+    return env_maker(source, make_kwargs)
 
 
 def _portable(source: EnvSource) -> Any:
@@ -380,7 +380,7 @@ def replay_differences(
         for other_name, other in others:
             if other[k] != first[k]:
                 differences[name] = (
-                    f"{first_name} vs {other_name}: {_first_difference(first[k], other[k])}"
+                    f"{first_name} vs {other_name}: {first_difference(first[k], other[k])}"
                 )
                 break
     return differences
@@ -428,7 +428,7 @@ def check_replay(
     name = _maker(env_or_id, dict(make_kwargs or {}), games)[1]
     report = CheckReport(name)
     report.results.append(
-        _run(
+        run_check(
             "cross-process replay",
             lambda: _check_cross_process(
                 env_or_id, seed, episodes, steps, hash_seeds, make_kwargs, games
@@ -452,7 +452,7 @@ def _check_cross_process(
     """The ``cross-process replay`` check as ``check_text_env`` and ``check_game`` run it.
 
     A verdict line; a skipped result for a factory that does not pickle; or
-    ``_StepProblem`` with the first difference.
+    ``StepProblem`` with the first difference.
     """
     try:
         pickle.dumps((env_or_id if games else _portable(env_or_id), dict(make_kwargs or {})))
@@ -470,9 +470,9 @@ def _check_cross_process(
             games=games,
         )
     except AssertionError as error:  # an interpreter failed or ran out of time
-        raise _StepProblem(str(error)) from None
+        raise StepProblem(str(error)) from None
     if differences:
-        raise _StepProblem(next(iter(differences.values())))
+        raise StepProblem(next(iter(differences.values())))
     where = ", ".join(f"PYTHONHASHSEED={h}" for h in hash_seeds)
     last = seed + episodes - 1
     return f"seeds {seed}-{last}: the same here and under {where}, with empty caches"

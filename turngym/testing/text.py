@@ -21,126 +21,41 @@ off by default).
 from __future__ import annotations
 
 import math
-import re
-import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from turngym.core import normalize_action
+from turngym.testing.base import (
+    CheckReport,
+    CheckResult,
+    ConformanceError,
+    EnvSource,
+    StepProblem,
+    case_clashes,
+    env_maker,
+    first_difference,
+    fuzz_actions,
+    mixed_policy,
+    near_legal,
+    oversized_actions,
+    run_check,
+)
 
 __all__ = ["CheckReport", "CheckResult", "ConformanceError", "check_text_env"]
 
-EnvSource = str | gym.Env | Callable[[], gym.Env]
 
-_HUGE = 100_000
 _MAX_EPISODE_STEPS = 200  # cap per rollout in the determinism checks
-
-
-class ConformanceError(AssertionError):
-    """An env failed one or more conformance checks; the message holds the table."""
-
-
-@dataclass
-class CheckResult:
-    """The outcome of one named check."""
-
-    name: str
-    passed: bool
-    detail: str = ""
-    seconds: float = 0.0
-    skipped: bool = False
-
-
-@dataclass
-class CheckReport:
-    """All checks run on one env."""
-
-    env_id: str
-    results: list[CheckResult] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        """True when no check failed (skipped checks do not fail)."""
-        return all(r.passed or r.skipped for r in self.results)
-
-    def table(self) -> str:
-        """A plain-text pass/fail table."""
-        rows = [("check", "result", "time", "detail")]
-        for r in self.results:
-            status = "skip" if r.skipped else ("PASS" if r.passed else "FAIL")
-            rows.append((r.name, status, f"{r.seconds:.2f}s", r.detail))
-        widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        lines = [f"conformance of {self.env_id}"]
-        for row in rows:
-            lines.append(
-                "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
-            )
-        return "\n".join(lines)
 
 
 # -- building envs -----------------------------------------------------------------
 
 
-def _factory(source: EnvSource, make_kwargs: dict[str, Any]) -> tuple[Callable[..., gym.Env], str]:
-    """A maker ``make(**extra)`` of fresh envs, and the name to report."""
-    if isinstance(source, str):
-        import turngym  # noqa: F401  (registers the ids)
-
-        return (lambda **extra: gym.make(source, **make_kwargs, **extra)), source
-    if isinstance(source, gym.Env):
-        spec = source.spec
-        if spec is None:
-            raise TypeError(
-                "check_text_env got an env instance without a spec, so it cannot build fresh "
-                "copies for the reset-safety check; pass the class or a zero-argument factory"
-            )
-        return (lambda **extra: gym.make(spec, **make_kwargs, **extra)), spec.id
-    if callable(source):
-        name = getattr(source, "__name__", type(source).__name__)
-        return (lambda **extra: source(**make_kwargs, **extra)), name
-    raise TypeError(f"check_text_env takes an env id, an env or a factory, got {source!r}")
-
-
 # -- actions -----------------------------------------------------------------------
-
-
-def _random_unicode(rng: np.random.Generator, n: int) -> str:
-    # Mix of ASCII, Latin-1, CJK, emoji, control characters and lone surrogates.
-    blocks = [
-        (0x20, 0x7E),
-        (0x00, 0x1F),
-        (0xA0, 0x24F),
-        (0x4E00, 0x4FFF),
-        (0x1F300, 0x1F64F),
-        (0xD800, 0xDFFF),
-        (0x0590, 0x06FF),
-    ]
-    out = []
-    for _ in range(n):
-        lo, hi = blocks[int(rng.integers(len(blocks)))]
-        out.append(chr(int(rng.integers(lo, hi + 1))))
-    return "".join(out)
-
-
-def _case_clashes(names: Iterable[str]) -> frozenset[str]:
-    """The normalized spellings shared by two or more of ``names`` (Oware's ``a`` and ``A``).
-
-    >>> sorted(_case_clashes(["A", "a", "B", "pass", "pass"]))
-    ['a']
-    """
-    first: dict[str, str] = {}
-    clashes = set()
-    for name in names:
-        key = normalize_action(name)
-        if first.setdefault(key, name) != name:
-            clashes.add(key)
-    return frozenset(clashes)
 
 
 def _action_universe(env: Any) -> tuple[str, ...]:
@@ -152,121 +67,50 @@ def _action_universe(env: Any) -> tuple[str, ...]:
     return tuple(names) if isinstance(names, (tuple, list)) else ()
 
 
-def _near_legal(
-    rng: np.random.Generator, action: str, clashes: frozenset[str] = frozenset()
-) -> tuple[str, bool]:
-    """A variant of a legal action; True when the contract says it must be accepted.
-
-    A change of case must be accepted unless case tells two actions apart: ``clashes``
-    (from ``_case_clashes``) holds the spellings where it does.
-    """
-    kind = int(rng.integers(8))
-    if kind in (0, 2):
-        variant = action.upper() if kind == 0 else action.title()
-        return variant, variant == action or normalize_action(variant) not in clashes
-    if kind == 1:
-        return f"  {action}\n", True
-    if kind == 3 and len(action) > 1:
-        i = int(rng.integers(len(action)))
-        return action[:i] + action[i + 1 :], False
-    if kind == 4:
-        return action + action[-1:], False
-    if kind == 5:
-        return f"action: {action}", False
-    if kind == 6:
-        return f"{action}!?", False
-    return action[::-1], False
-
-
-_BIG = "9" * 5000  # past int()'s 4,300 digits
-_OVERSIZED = (
-    _BIG,
-    "-" + _BIG,
-    _BIG + ".5",
-    "1e999999",
-    "-1e-999999",
-    "$" + "9" * 400 + ".5",  # past a float's range: round(float(...)) raises
-    "[" * 5000,
-    f"click({_BIG})",
-    "a" + _BIG,
-    "\u00b2",  # isdigit() but not int()
-    "\u0663" * 500,  # Arabic-Indic digits, which int() reads
-)
-_DIGITS = re.compile(r"\d+")
-
-
-def _oversized(legal: list[str] | None) -> list[str]:
-    """Literals no parser may convert unbounded, and legal actions with huge numbers."""
-    numbered = [a for a in legal or [] if _DIGITS.search(a)][:2]
-    return [*_OVERSIZED, *(_DIGITS.sub(_BIG, a) for a in numbered)]
-
-
-def _fuzz_actions(rng: np.random.Generator, legal: list[str] | None) -> Iterator[tuple[str, Any]]:
-    """Yield (category, action) forever, rotating through the kinds of bad input."""
-    while True:
-        kind = int(rng.integers(10))
-        if kind <= 2 and legal:
-            yield "legal", legal[int(rng.integers(len(legal)))]
-        elif kind <= 4 and legal:
-            yield "near", legal[int(rng.integers(len(legal)))]
-        elif kind == 5:
-            yield "empty", ["", " ", "\n\t", "\x00"][int(rng.integers(4))]
-        elif kind == 6 and rng.random() < 0.1:
-            yield "huge", _random_unicode(rng, 8) * (_HUGE // 8)
-        elif kind == 7 and rng.random() < 0.2:
-            yield "nonstr", [None, 42, 3.5, b"bytes", ["up"], {"a": 1}][int(rng.integers(6))]
-        else:
-            yield "random", _random_unicode(rng, int(rng.integers(1, 40)))
-
-
 # -- one step, validated -----------------------------------------------------------
-
-
-class _StepProblem(Exception):
-    pass
 
 
 def _validate_step(env: gym.Env, out: Any, *, where: str) -> tuple[Any, float, bool, bool, dict]:
     if not (isinstance(out, tuple) and len(out) == 5):
-        raise _StepProblem(f"{where}: step must return a 5-tuple, got {type(out).__name__}")
+        raise StepProblem(f"{where}: step must return a 5-tuple, got {type(out).__name__}")
     obs, reward, terminated, truncated, info = out
     if not env.observation_space.contains(obs):
-        raise _StepProblem(f"{where}: observation {str(obs)[:60]!r} not in {env.observation_space}")
+        raise StepProblem(f"{where}: observation {str(obs)[:60]!r} not in {env.observation_space}")
     if not isinstance(reward, (int, float, np.floating)) or not math.isfinite(float(reward)):
-        raise _StepProblem(f"{where}: reward must be a finite float, got {reward!r}")
+        raise StepProblem(f"{where}: reward must be a finite float, got {reward!r}")
     if not isinstance(terminated, (bool, np.bool_)) or not isinstance(truncated, (bool, np.bool_)):
-        raise _StepProblem(f"{where}: terminated/truncated must be bools")
+        raise StepProblem(f"{where}: terminated/truncated must be bools")
     if not isinstance(info, dict):
-        raise _StepProblem(f"{where}: info must be a dict")
+        raise StepProblem(f"{where}: info must be a dict")
     if not isinstance(info.get("invalid_action"), bool):
-        raise _StepProblem(f"{where}: info['invalid_action'] must be a bool on every step")
+        raise StepProblem(f"{where}: info['invalid_action'] must be a bool on every step")
     if (terminated or truncated) and not isinstance(info.get("success"), bool):
-        raise _StepProblem(f"{where}: info['success'] must be a bool when the episode ends")
+        raise StepProblem(f"{where}: info['success'] must be a bool when the episode ends")
     _validate_info(env, info, where=where, done=bool(terminated or truncated))
     return obs, float(reward), bool(terminated), bool(truncated), info
 
 
 def _validate_info(env: gym.Env, info: dict, *, where: str, done: bool) -> None:
     if "turn" in info and not isinstance(info["turn"], (int, np.integer)):
-        raise _StepProblem(f"{where}: info['turn'] must be an int")
+        raise StepProblem(f"{where}: info['turn'] must be an int")
     if "state_key" in info:
         hash(info["state_key"])
     legal = info.get("legal_actions")
     if legal is None:
         return
     if not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
-        raise _StepProblem(f"{where}: legal_actions must be a list of str")
+        raise StepProblem(f"{where}: legal_actions must be a list of str")
     if not done and not legal:
-        raise _StepProblem(f"{where}: legal_actions is empty but the episode goes on")
+        raise StepProblem(f"{where}: legal_actions is empty but the episode goes on")
     # Large lists (Wordle: ~4,700 words) repeat step after step: check each content once.
     key = (repr(env.action_space), tuple(legal))
     if key in _CHECKED_LEGAL:
         return
     if len(set(legal)) != len(legal):
-        raise _StepProblem(f"{where}: legal_actions has duplicates")
+        raise StepProblem(f"{where}: legal_actions has duplicates")
     for a in legal:
         if not env.action_space.contains(a):
-            raise _StepProblem(f"{where}: legal action {a!r} is not in the action space")
+            raise StepProblem(f"{where}: legal action {a!r} is not in the action space")
     if len(_CHECKED_LEGAL) > 4096:
         _CHECKED_LEGAL.clear()
     _CHECKED_LEGAL.add(key)
@@ -298,32 +142,6 @@ def _play(env: gym.Env, seed: int, choose: Callable[[dict], Any] | list[Any]) ->
     return record, actions
 
 
-def _mixed_policy(rng: np.random.Generator, free_text: str | None = None) -> Callable[[dict], Any]:
-    """A policy of mostly legal actions, else fuzz.
-
-    With ``free_text``, half the turns that list no legal actions (free-form games) send
-    it, so such games see well-formed text too.
-    """
-    fuzz = _fuzz_actions(rng, None)
-
-    def choose(info: dict) -> Any:
-        legal = info.get("legal_actions")
-        if legal and rng.random() < 0.85:
-            return legal[int(rng.integers(len(legal)))]
-        if free_text is not None and not legal and rng.random() < 0.5:
-            return free_text
-        return next(fuzz)[1]
-
-    return choose
-
-
-def _first_difference(a: list[str], b: list[str]) -> str:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"step {i}: {x[:120]} != {y[:120]}"
-    return f"lengths differ: {len(a)} vs {len(b)}"
-
-
 # -- the checks --------------------------------------------------------------------
 
 
@@ -337,7 +155,7 @@ def _check_gymnasium(make: Callable[..., gym.Env]) -> str:
             check_env(env.unwrapped, skip_render_check=True)
         problems = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
         if problems:
-            raise _StepProblem("; ".join(problems)[:300])
+            raise StepProblem("; ".join(problems)[:300])
     finally:
         env.close()
     return "gymnasium.utils.env_checker.check_env"
@@ -349,14 +167,14 @@ def _check_determinism(make: Callable[..., gym.Env], seed: int) -> str:
         obs1, info1 = env.reset(seed=seed)
         obs2, info2 = env.reset(seed=seed)
         if repr((obs1, info1)) != repr((obs2, info2)):
-            raise _StepProblem("two resets with one seed gave different obs/info")
+            raise StepProblem("two resets with one seed gave different obs/info")
         n = 0
         for k in range(5):
-            first, actions = _play(env, seed + k, _mixed_policy(np.random.default_rng(seed + k)))
+            first, actions = _play(env, seed + k, mixed_policy(np.random.default_rng(seed + k)))
             again, _ = _play(env, seed + k, actions)
             if first != again:
-                raise _StepProblem(
-                    f"seed {seed + k} replayed differently: " + _first_difference(first, again)
+                raise StepProblem(
+                    f"seed {seed + k} replayed differently: " + first_difference(first, again)
                 )
             n += len(actions)
     finally:
@@ -370,16 +188,16 @@ def _check_reset_safety(make: Callable[..., gym.Env], seed: int, episodes: int) 
     try:
         for k in range(episodes):
             s = seed + 1000 + k
-            old, actions = _play(reused, s, _mixed_policy(np.random.default_rng(s)))
+            old, actions = _play(reused, s, mixed_policy(np.random.default_rng(s)))
             fresh = make()
             try:
                 new, _ = _play(fresh, s, actions)
             finally:
                 fresh.close()
             if old != new:
-                raise _StepProblem(
+                raise StepProblem(
                     f"episode {k} (seed {s}): reused env differs from a fresh one: "
-                    + _first_difference(old, new)
+                    + first_difference(old, new)
                 )
             steps += len(actions)
     finally:
@@ -396,36 +214,36 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
         _, info = env.reset(seed=seed)
         _validate_info(env, info, where="reset", done=False)
         finite = info.get("legal_actions") is not None
-        oversized = _oversized(info.get("legal_actions"))
+        oversized = oversized_actions(info.get("legal_actions"))
         universe = _action_universe(env)
         episode = 0
         for i in range(len(oversized) + n_fuzz):
             legal = info.get("legal_actions")
             if finite and legal is None:
-                raise _StepProblem(f"fuzz step {i}: legal_actions vanished from info")
+                raise StepProblem(f"fuzz step {i}: legal_actions vanished from info")
             if i < len(oversized):
                 kind, action = "oversized", oversized[i]
             else:
-                kind, action = next(_fuzz_actions(rng, legal))
+                kind, action = next(fuzz_actions(rng, legal))
             must_accept = kind == "legal"
             if kind == "near":
-                clashes = _case_clashes([*universe, *(legal or ())])
-                action, must_accept = _near_legal(rng, action, clashes)
+                clashes = case_clashes([*universe, *(legal or ())])
+                action, must_accept = near_legal(rng, action, clashes)
             counts[kind] = counts.get(kind, 0) + 1
             where = f"fuzz step {i} ({kind} action {str(action)[:40]!r})"
             try:
                 out = env.step(action)
             except Exception as error:
                 tb = traceback.format_exc(limit=-3)
-                raise _StepProblem(f"{where} raised {error!r}\n{tb}") from error
+                raise StepProblem(f"{where} raised {error!r}\n{tb}") from error
             _, _, terminated, truncated, info = _validate_step(env, out, where=where)
             invalid = info["invalid_action"]
             if must_accept and invalid:
-                raise _StepProblem(
+                raise StepProblem(
                     f"{where}: a legal action was marked invalid ({info.get('invalid_reason', '')})"
                 )
             if kind == "nonstr" and not invalid:
-                raise _StepProblem(f"{where}: a non-string action was accepted")
+                raise StepProblem(f"{where}: a non-string action was accepted")
             # A wrapper turn (a summary, a memory call) takes free text the env never
             # sees, so only the env's own turns must turn garbage down.
             wrapper_turn = bool(info.get("wrapper_turn"))
@@ -433,7 +251,7 @@ def _check_fuzz(make: Callable[..., gym.Env], seed: int, n_fuzz: int, notes: lis
             if finite and garbage and not invalid and not wrapper_turn:
                 normal = {normalize_action(a) for a in legal or []}
                 if not isinstance(action, str) or normalize_action(action) not in normal:
-                    raise _StepProblem(f"{where}: garbage was accepted by a finite-action env")
+                    raise StepProblem(f"{where}: garbage was accepted by a finite-action env")
             if terminated or truncated:
                 episode += 1
                 _, info = env.reset(seed=seed + episode)
@@ -472,7 +290,7 @@ def _check_expert(
         if wins:
             return f"success in {wins}/{episodes} episodes"
         if not getattr(getattr(env.unwrapped, "game", None), "cooperative", False):
-            raise _StepProblem(f"the expert never succeeded in {episodes} episodes")
+            raise StepProblem(f"the expert never succeeded in {episodes} episodes")
         # A cooperative game's success is a perfect team score, which a good expert may
         # not reach in a few games (MiniHanabi): it must then at least beat chance.
         from turngym.agents import RandomAgent
@@ -481,7 +299,7 @@ def _check_expert(
     finally:
         env.close()
     if expert_return <= random_return:
-        raise _StepProblem(
+        raise StepProblem(
             f"the expert never succeeded in {episodes} episodes, and its mean return "
             f"{expert_return:.3g} is no better than a random agent's {random_return:.3g}"
         )
@@ -504,7 +322,7 @@ def _score(
             obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
             total += float(reward)
             if check_valid and info.get("invalid_action"):
-                raise _StepProblem(
+                raise StepProblem(
                     f"the expert played an invalid action on seed {seed + k}: "
                     f"{info.get('invalid_reason', obs[:80])}"
                 )
@@ -534,23 +352,8 @@ def _check_render(make: Callable[..., gym.Env], seed: int) -> str | CheckResult:
         env.close()
     bad = [f for f in frames if not isinstance(f, str) or not f.strip()]
     if bad:
-        raise _StepProblem(f"render() in 'ansi' mode must return non-empty text, got {bad[0]!r}")
+        raise StepProblem(f"render() in 'ansi' mode must return non-empty text, got {bad[0]!r}")
     return f"{len(frames)} frames of text"
-
-
-def _run(name: str, fn: Callable[[], Any]) -> CheckResult:
-    start = time.perf_counter()
-    try:
-        out = fn()
-    except _StepProblem as problem:
-        return CheckResult(name, False, str(problem), time.perf_counter() - start)
-    except Exception as error:
-        tb = traceback.format_exc(limit=-4)
-        return CheckResult(name, False, f"{error!r}\n{tb}", time.perf_counter() - start)
-    if isinstance(out, CheckResult):
-        out.seconds = time.perf_counter() - start
-        return out
-    return CheckResult(name, True, str(out), time.perf_counter() - start)
 
 
 def check_text_env(
@@ -591,27 +394,29 @@ def check_text_env(
         True
 
     """
-    make, env_id = _factory(env_or_id, dict(make_kwargs or {}))
+    make, env_id = env_maker(env_or_id, dict(make_kwargs or {}))
     report = CheckReport(env_id)
-    report.results.append(_run("gymnasium check_env", lambda: _check_gymnasium(make)))
-    report.results.append(_run("seed determinism", lambda: _check_determinism(make, seed)))
+    report.results.append(run_check("gymnasium check_env", lambda: _check_gymnasium(make)))
+    report.results.append(run_check("seed determinism", lambda: _check_determinism(make, seed)))
     report.results.append(
-        _run("reset safety", lambda: _check_reset_safety(make, seed, reset_episodes))
+        run_check("reset safety", lambda: _check_reset_safety(make, seed, reset_episodes))
     )
     notes: list[str] = []
-    report.results.append(_run("fuzzed actions", lambda: _check_fuzz(make, seed, n_fuzz, notes)))
+    report.results.append(
+        run_check("fuzzed actions", lambda: _check_fuzz(make, seed, n_fuzz, notes))
+    )
     report.results.append(
         CheckResult("legal actions", bool(notes), notes[0] if notes else "see fuzzed actions")
     )
-    report.results.append(_run("render ansi", lambda: _check_render(make, seed)))
+    report.results.append(run_check("render ansi", lambda: _check_render(make, seed)))
     report.results.append(
-        _run("expert", lambda: _check_expert(make, env_id, seed, expert_episodes, expert))
+        run_check("expert", lambda: _check_expert(make, env_id, seed, expert_episodes, expert))
     )
     if cross_process:
         from turngym.testing.replay import _check_cross_process
 
         report.results.append(
-            _run(
+            run_check(
                 "cross-process replay",
                 lambda: _check_cross_process(env_or_id, seed, make_kwargs=make_kwargs),
             )
