@@ -15,6 +15,11 @@ import pytest
 pytest.importorskip("reasoning_gym")
 
 from turngym.envs.adapters.reasoning_gym import ReasoningGymEnv
+from turngym.envs.adapters.reasoning_gym_entries import (
+    make_dataset,
+    make_entry,
+    seeded_global_generators,
+)
 
 
 # NPY002: the global generators are what these tests are about
@@ -76,3 +81,13 @@ def test_an_entry_the_zygote_cannot_make_says_why() -> None:
 
     with pytest.raises(RuntimeError, match="could not make the no_such_task entry of seed 0"):
         entry_elsewhere("no_such_task", 0, {})
+
+
+@pytest.mark.parametrize("task", ["list_functions", "pool_matrix", "basic_arithmetic"])
+def test_make_entry_equals_making_the_dataset_then_its_entry_each_seeded(task: str) -> None:
+    """``make_entry`` saves the caller's states once; its entries are those of two steps."""
+    for seed in range(4):
+        dataset = make_dataset(task, seed, {})
+        with seeded_global_generators(seed):
+            expected = dataset[0]
+        assert make_entry(task, seed, {})[1] == expected

@@ -36,6 +36,11 @@ __all__ = ["make_dataset", "make_entry", "seeded_global_generators"]
 _LOCK = threading.RLock()
 
 
+def _seed_both(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)  # noqa: NPY002
+
+
 @contextmanager
 def seeded_global_generators(seed: int) -> Iterator[None]:
     """Seed ``random`` and ``np.random`` from ``seed`` inside, restore their states after.
@@ -50,8 +55,7 @@ def seeded_global_generators(seed: int) -> Iterator[None]:
     # NPY002: numpy's legacy global generator is the one datasets draw from
     with _LOCK:
         python_state, numpy_state = random.getstate(), np.random.get_state()  # noqa: NPY002
-        random.seed(seed)
-        np.random.seed(seed % 2**32)  # noqa: NPY002
+        _seed_both(seed)
         try:
             yield
         finally:
@@ -73,10 +77,16 @@ def make_entry(task: str, seed: int, config: Mapping[str, Any]) -> tuple[Any, di
     The entry is made in a process under ``PYTHONHASHSEED=0`` when the dataset is one of
     ``HASH_ORDERED`` and this process runs under another hash seed.
     """
-    dataset = make_dataset(task, seed, config)
     if task in HASH_ORDERED and sys.flags.hash_randomization:
         from turngym.envs.adapters.bounded_score import entry_elsewhere
 
-        return dataset, entry_elsewhere(task, seed, dict(config))
+        return make_dataset(task, seed, config), entry_elsewhere(task, seed, dict(config))
+    import reasoning_gym
+
+    # What make_dataset and then seeded_global_generators would do, with the caller's
+    # states saved and put back once, not twice: numpy's get_state and set_state take
+    # far longer than most datasets take to make an entry.
     with seeded_global_generators(seed):
+        dataset = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
+        _seed_both(seed)  # the entry sees freshly seeded generators, as it did alone
         return dataset, dataset[0]
