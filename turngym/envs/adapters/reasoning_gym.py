@@ -29,8 +29,10 @@ answer is scored in a worker process of the env's own
 ``score_memory_mb`` of memory. Past a bound the worker is killed (the next answer gets a
 new one) and the answer scores 0.0, with the reason in ``info["score_error"]``. Only
 datasets that keep Reasoning Gym's default scorer (an equality and a substring test,
-linear in the answer's length) are scored in-process. ``close()`` kills the worker, and
-it dies with the env's process however that ends.
+linear in the answer's length) are scored in-process, and so are the answers whose shape
+provably bounds their scorer's work (``turngym.envs.adapters.safe_shapes``: a
+``spiral_matrix`` answer of digits, commas and brackets). ``close()`` kills the worker,
+and it dies with the env's process however that ends.
 """
 
 from __future__ import annotations
