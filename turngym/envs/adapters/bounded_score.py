@@ -45,7 +45,14 @@ from typing import Any
 
 from turngym.envs import reaper
 
-__all__ = ["ENTRY_TIMEOUT", "START_TIMEOUT", "BoundedScorer", "Verdict", "entry_elsewhere"]
+__all__ = [
+    "ENTRY_TIMEOUT",
+    "START_TIMEOUT",
+    "BoundedScorer",
+    "Verdict",
+    "entry_elsewhere",
+    "score_here",
+]
 
 START_TIMEOUT = 120.0
 """Seconds a worker may take to start (the zygote's first import of ``reasoning_gym``)."""
@@ -237,16 +244,30 @@ def _worker_main(
         soft = math.ceil(_cpu_used() + seconds) + 1
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_CPU, (soft, hard_cpu))
+        scorer = dataset
         try:
-            scorer = dataset
             if entry is None:  # it did not pickle: make it here
                 scorer, entry = make_entry(task, seed, config)
-            reply: tuple[str, Any] = ("score", float(scorer.score_answer(answer, entry)))
-        except MemoryError:
-            reply = ("error", f"the scorer ran past its {memory_mb} MiB memory bound")
         except Exception as error:
-            reply = ("error", f"the scorer failed: {type(error).__name__}")
+            reply: tuple[str, Any] = ("error", f"the scorer failed: {type(error).__name__}")
+        else:
+            value, why = score_here(scorer, entry, answer, memory_mb)
+            reply = ("score", value) if why is None else ("error", why)
         _send(sock, reply)
+
+
+def score_here(scorer: Any, entry: Mapping[str, Any], answer: str, memory_mb: int) -> Verdict:
+    """``scorer.score_answer(answer, entry)`` in this process, as a worker reports it.
+
+    The worker scores with it, and so does an env for the answers it scores in-process
+    (``safe_shapes``): both give the same verdict, failures included.
+    """
+    try:
+        return float(scorer.score_answer(answer, entry)), None
+    except MemoryError:
+        return None, f"the scorer ran past its {memory_mb} MiB memory bound"
+    except Exception as error:
+        return None, f"the scorer failed: {type(error).__name__}"
 
 
 def _entry_main(sock: socket.socket, task: str, seed: int, config: dict[str, Any]) -> None:

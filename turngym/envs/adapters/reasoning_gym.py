@@ -29,8 +29,10 @@ answer is scored in a worker process of the env's own
 ``score_memory_mb`` of memory. Past a bound the worker is killed (the next answer gets a
 new one) and the answer scores 0.0, with the reason in ``info["score_error"]``. Only
 datasets that keep Reasoning Gym's default scorer (an equality and a substring test,
-linear in the answer's length) are scored in-process. ``close()`` kills the worker, and
-it dies with the env's process however that ends.
+linear in the answer's length) are scored in-process, and so are the answers whose shape
+provably bounds their scorer's work (``turngym.envs.adapters.safe_shapes``: a
+``spiral_matrix`` answer of digits, commas and brackets). ``close()`` kills the worker,
+and it dies with the env's process however that ends.
 """
 
 from __future__ import annotations
@@ -40,9 +42,10 @@ from typing import Any
 
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.adapters.answer_guard import admissible, copies_input, guarded_score
-from turngym.envs.adapters.bounded_score import BoundedScorer
+from turngym.envs.adapters.bounded_score import BoundedScorer, score_here
 from turngym.envs.adapters.reasoning_gym_entries import make_dataset, make_entry
 from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, REDRAWN, TASKS
+from turngym.envs.adapters.safe_shapes import safe_in_process
 from turngym.extras import needs_extra
 
 __all__ = ["REWARDS", "ReasoningGymEnv"]
@@ -155,6 +158,9 @@ class ReasoningGymEnv(TextEnv[str]):
         # The default scorer compares strings (== and `in`: linear time), so it cannot
         # stall; every other one runs in the worker.
         self._in_process = type(probe).score_answer is ProceduralDataset.score_answer
+        # Answers of a shape that provably cannot stall this scorer skip the worker's round
+        # trip (safe_shapes); every other answer still goes to the worker.
+        self._safe_shape = None if self._in_process else safe_in_process(task)
         self.scorer = BoundedScorer(task, self.config, float(score_seconds), score_memory_mb)
         """The worker that scores answers (``kills``, ``starts``, ``pid``)."""
         self.entry: dict[str, Any] = {}
@@ -205,11 +211,15 @@ class ReasoningGymEnv(TextEnv[str]):
 
     def _verdict(self, answer: str) -> tuple[float, str | None]:
         """The score of ``answer``, and why it is 0.0 when the scorer failed or was stopped."""
-        if not admissible(self.task, answer):
+        value: float | None
+        if self._safe_shape is not None and self._safe_shape(answer):
+            # the answer guard admits every answer of a safe shape (no call, no name)
+            value, why = score_here(self._dataset, self.entry, answer, self.scorer.memory_mb)
+        elif not admissible(self.task, answer):
             return 0.0, None
-        if self._in_process:
+        elif self._in_process:
             try:
-                value: float | None = float(self._dataset.score_answer(answer, self.entry))
+                value = float(self._dataset.score_answer(answer, self.entry))
             except Exception:  # a scorer that chokes on an answer rejects it
                 return 0.0, "the scorer failed"
             why = None

@@ -6,7 +6,8 @@ of them only from it:
 - some draw from the global ``random`` module too (``list_functions``' input lists,
   some of ``codeio``'s code samples), and some reseed ``np.random`` (``pool_matrix``).
   ``make_dataset`` and ``make_entry`` seed both global generators from the entry's seed
-  while Reasoning Gym works, then put back the states they had, so the caller's own
+  while Reasoning Gym works, then put back the states they had (``make_entry`` skips
+  that for the datasets that provably touch neither, ``GLOBAL_FREE``), so the caller's own
   draws go on as if nothing had happened. A lock keeps envs in threads
   (``ThreadedVectorEnv``) from interleaving there; a thread of the caller's that draws
   from the global generators meanwhile still sees them seeded.
@@ -29,11 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from turngym.envs.adapters.reasoning_gym_tasks import HASH_ORDERED
+from turngym.envs.adapters.reasoning_gym_tasks import GLOBAL_FREE, HASH_ORDERED
 
 __all__ = ["make_dataset", "make_entry", "seeded_global_generators"]
 
 _LOCK = threading.RLock()
+
+
+def _seed_both(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)  # noqa: NPY002
 
 
 @contextmanager
@@ -50,8 +56,7 @@ def seeded_global_generators(seed: int) -> Iterator[None]:
     # NPY002: numpy's legacy global generator is the one datasets draw from
     with _LOCK:
         python_state, numpy_state = random.getstate(), np.random.get_state()  # noqa: NPY002
-        random.seed(seed)
-        np.random.seed(seed % 2**32)  # noqa: NPY002
+        _seed_both(seed)
         try:
             yield
         finally:
@@ -73,10 +78,19 @@ def make_entry(task: str, seed: int, config: Mapping[str, Any]) -> tuple[Any, di
     The entry is made in a process under ``PYTHONHASHSEED=0`` when the dataset is one of
     ``HASH_ORDERED`` and this process runs under another hash seed.
     """
-    dataset = make_dataset(task, seed, config)
     if task in HASH_ORDERED and sys.flags.hash_randomization:
         from turngym.envs.adapters.bounded_score import entry_elsewhere
 
-        return dataset, entry_elsewhere(task, seed, dict(config))
+        return make_dataset(task, seed, config), entry_elsewhere(task, seed, dict(config))
+    import reasoning_gym
+
+    if task in GLOBAL_FREE:  # nothing global to seed or to put back
+        dataset = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
+        return dataset, dataset[0]
+    # What make_dataset and then seeded_global_generators would do, with the caller's
+    # states saved and put back once, not twice: numpy's get_state and set_state take
+    # far longer than most datasets take to make an entry.
     with seeded_global_generators(seed):
+        dataset = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
+        _seed_both(seed)  # the entry sees freshly seeded generators, as it did alone
         return dataset, dataset[0]
