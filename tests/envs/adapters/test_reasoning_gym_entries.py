@@ -81,7 +81,7 @@ def test_hash_ordered_entries_made_here_under_hash_seed_0_equal_the_zygotes() ->
 
 
 def test_an_entry_the_zygote_cannot_make_says_why() -> None:
-    from turngym.envs.adapters.bounded_score import entry_elsewhere
+    from turngym.envs.adapters.reasoning_gym_entries import entry_elsewhere
 
     with pytest.raises(RuntimeError, match="could not make the no_such_task entry of seed 0"):
         entry_elsewhere("no_such_task", 0, {})

@@ -19,8 +19,10 @@ so the reaper kills them all when this process ends in any way; an idle worker a
 exits when its socket closes (its env closed, or this process died).
 
 The zygote runs under ``PYTHONHASHSEED=0``, so it also makes the entries of the datasets
-whose entries follow the hash seed (``entry_elsewhere``; ``reasoning_gym_entries``): a
-process forked for one entry makes it, sends it back and exits.
+whose entries follow the hash seed (``run_in_zygote``, called by
+``reasoning_gym_entries``, which hands it the function to run): a process forked for one
+call makes it, sends the result back and exits. This module knows no entry code: what a
+fork runs comes to it as a function, so the arrows run one way.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from turngym.envs import reaper
@@ -49,8 +51,9 @@ __all__ = [
     "ENTRY_TIMEOUT",
     "START_TIMEOUT",
     "BoundedScorer",
+    "EntryMaker",
     "Verdict",
-    "entry_elsewhere",
+    "run_in_zygote",
     "score_here",
 ]
 
@@ -58,12 +61,15 @@ START_TIMEOUT = 120.0
 """Seconds a worker may take to start (the zygote's first import of ``reasoning_gym``)."""
 
 ENTRY_TIMEOUT = 600.0
-"""Seconds ``entry_elsewhere`` waits for an entry (the zygote's start included)."""
+"""Seconds ``run_in_zygote`` waits for a result (the zygote's start included)."""
 
 _HEADER = struct.Struct("!Q")
 
 Verdict = tuple[float | None, str | None]
 """``(score, None)`` when the scorer answered, ``(None, why)`` when it failed or was stopped."""
+
+EntryMaker = Callable[[str, int, Mapping[str, Any]], tuple[Any, Mapping[str, Any]]]
+"""``(task, seed, config) -> (dataset, entry)``: how a worker makes an entry itself."""
 
 
 # --------------------------------------------------------------------------- framing
@@ -204,7 +210,7 @@ def _zygote_main(fd: int) -> None:
         if os.fork() == 0:
             control.close()
             kind, *job = pickle.loads(data)
-            (_entry_main if kind == "entry" else _worker_main)(socket.socket(fileno=fds[0]), *job)
+            (_call_main if kind == "call" else _worker_main)(socket.socket(fileno=fds[0]), *job)
             os._exit(0)
         os.close(fds[0])
 
@@ -218,12 +224,15 @@ def _cpu_used() -> float:
 
 
 def _worker_main(
-    sock: socket.socket, task: str, config: dict[str, Any], seconds: float, memory_mb: int
+    sock: socket.socket,
+    task: str,
+    config: dict[str, Any],
+    seconds: float,
+    memory_mb: int,
+    make_entry: EntryMaker | None,
 ) -> None:
     """Score answers for ``task`` sent on ``sock`` until it closes; each under a CPU rlimit."""
     import reasoning_gym
-
-    from turngym.envs.adapters.reasoning_gym_entries import make_entry
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGXCPU, signal.SIG_DFL)  # past the CPU bound: die
@@ -247,6 +256,8 @@ def _worker_main(
         scorer = dataset
         try:
             if entry is None:  # it did not pickle: make it here
+                if make_entry is None:
+                    raise RuntimeError("the entry did not pickle and no entry maker was given")
                 scorer, entry = make_entry(task, seed, config)
         except Exception as error:
             reply: tuple[str, Any] = ("error", f"the scorer failed: {type(error).__name__}")
@@ -270,40 +281,41 @@ def score_here(scorer: Any, entry: Mapping[str, Any], answer: str, memory_mb: in
         return None, f"the scorer failed: {type(error).__name__}"
 
 
-def _entry_main(sock: socket.socket, task: str, seed: int, config: dict[str, Any]) -> None:
-    """Make the entry of ``task`` for ``seed`` (under this process's hash seed 0), send it."""
-    from turngym.envs.adapters.reasoning_gym_entries import make_entry
-
+def _call_main(sock: socket.socket, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """Run ``fn(*args)`` (in a process forked from the zygote) and send its result back."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
-        reply: tuple[str, Any] = ("entry", make_entry(task, seed, config)[1])
+        reply: tuple[str, Any] = ("result", fn(*args))
     except Exception as error:
         reply = ("error", f"{type(error).__name__}: {error}")
     _send(sock, reply)
 
 
-def entry_elsewhere(task: str, seed: int, config: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry of ``task`` for ``seed``, made in a process forked from the zygote.
+def run_in_zygote(fn: Callable[..., Any], *args: Any, timeout: float = ENTRY_TIMEOUT) -> Any:
+    """The result of ``fn(*args)``, run in a process forked from the zygote.
+
+    The zygote runs under ``PYTHONHASHSEED=0``. ``fn`` travels by reference, so it must
+    be an importable function, and its result must pickle.
 
     Raises:
-        RuntimeError: the process failed to make it (the reason), or did not answer
-            within ``ENTRY_TIMEOUT`` seconds.
+        RuntimeError: ``fn`` raised (its reason), or no result came back within
+            ``timeout`` seconds.
 
     """
-    job = ("entry", task, seed, dict(config))
+    job = ("call", fn, args)
     try:
         sock = _the_zygote().fork(job)
     except OSError:  # the zygote died (killed from outside): start another
         _stop_zygote()
         sock = _the_zygote().fork(job)
     with sock:
-        ok, reply = _recv(sock, time.monotonic() + ENTRY_TIMEOUT)
+        ok, reply = _recv(sock, time.monotonic() + timeout)
     if not ok:
-        raise RuntimeError(f"no {task} entry for seed {seed} came back from the zygote's fork")
+        raise RuntimeError(f"no result of {fn.__name__} came back from the zygote's fork")
     kind, value = reply
-    if kind != "entry":
-        raise RuntimeError(f"Reasoning Gym could not make the {task} entry of seed {seed}: {value}")
-    return dict(value)
+    if kind != "result":
+        raise RuntimeError(str(value))
+    return value
 
 
 # --------------------------------------------------------------------------- the handle
@@ -333,6 +345,8 @@ class BoundedScorer:
         seconds: the wall-time bound of one answer's scoring (the CPU rlimit is the same,
             rounded up); past it the worker is killed and the answer fails.
         memory_mb: the memory the worker may take beyond what it holds at its start.
+        make_entry: ``(task, seed, config) -> (dataset, entry)``, run in the worker when an
+            entry does not pickle.
 
     Example:
         >>> import reasoning_gym  # doctest: +SKIP
@@ -345,9 +359,17 @@ class BoundedScorer:
     """
 
     def __init__(
-        self, task: str, config: Mapping[str, Any], seconds: float = 2.0, memory_mb: int = 2048
+        self,
+        task: str,
+        config: Mapping[str, Any],
+        seconds: float = 2.0,
+        memory_mb: int = 2048,
+        make_entry: EntryMaker | None = None,
     ) -> None:
         self.task = task
+        self.make_entry = make_entry
+        """Makes ``(dataset, entry)`` from ``(task, seed, config)`` in the worker, for an
+        entry that does not pickle (an importable function; None: such entries fail)."""
         self.config = dict(config)
         self.seconds = seconds
         self.memory_mb = memory_mb
@@ -362,7 +384,7 @@ class BoundedScorer:
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def _start(self) -> socket.socket:
-        job = ("score", self.task, self.config, self.seconds, self.memory_mb)
+        job = ("score", self.task, self.config, self.seconds, self.memory_mb, self.make_entry)
         try:
             sock = _the_zygote().fork(job)
         except OSError:  # the zygote died (killed from outside): start another

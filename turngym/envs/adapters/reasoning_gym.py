@@ -43,7 +43,7 @@ from typing import Any
 from turngym.core import Invalid, Outcome, TextEnv
 from turngym.envs.adapters.answer_guard import admissible, copies_input, guarded_score
 from turngym.envs.adapters.bounded_score import BoundedScorer, score_here
-from turngym.envs.adapters.reasoning_gym_entries import make_dataset, make_entry
+from turngym.envs.adapters.reasoning_gym_entries import entry_here, make_dataset, make_entry
 from turngym.envs.adapters.reasoning_gym_tasks import LEFT_OUT, REDRAWN, TASKS
 from turngym.envs.adapters.safe_shapes import safe_in_process
 from turngym.extras import needs_extra
@@ -161,7 +161,9 @@ class ReasoningGymEnv(TextEnv[str]):
         # Answers of a shape that provably cannot stall this scorer skip the worker's round
         # trip (safe_shapes); every other answer still goes to the worker.
         self._safe_shape = None if self._in_process else safe_in_process(task)
-        self.scorer = BoundedScorer(task, self.config, float(score_seconds), score_memory_mb)
+        self.scorer = BoundedScorer(
+            task, self.config, float(score_seconds), score_memory_mb, make_entry=entry_here
+        )
         """The worker that scores answers (``kills``, ``starts``, ``pid``)."""
         self.entry: dict[str, Any] = {}
         """The dataset entry being asked (``question``, ``answer``, ``metadata``)."""
@@ -260,7 +262,9 @@ class ReasoningGymEnv(TextEnv[str]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         seconds, memory_mb = state["scorer"]
         self.__dict__.update(state)
-        self.scorer = BoundedScorer(self.task, self.config, seconds, memory_mb)
+        self.scorer = BoundedScorer(
+            self.task, self.config, seconds, memory_mb, make_entry=entry_here
+        )
 
     def _state_key(self) -> str:
         return f"{self.task}|{self._entry_seed}|{len(self.answers)}"

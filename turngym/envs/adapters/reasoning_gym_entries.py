@@ -15,8 +15,8 @@ of them only from it:
   the process's hash seed (``PYTHONHASHSEED``), which nothing can change once Python
   runs (and sympy's ``integrate`` may answer in another form). Those datasets' entries
   (``HASH_ORDERED``) are made in a process forked from the scorer's zygote
-  (``bounded_score.entry_elsewhere``), which runs under ``PYTHONHASHSEED=0``; a process
-  that runs under that seed itself makes them here.
+  (``entry_elsewhere``, through ``bounded_score.run_in_zygote``), which runs under
+  ``PYTHONHASHSEED=0``; a process that runs under that seed itself makes them here.
 """
 
 from __future__ import annotations
@@ -32,7 +32,13 @@ import numpy as np
 
 from turngym.envs.adapters.reasoning_gym_tasks import GLOBAL_FREE, HASH_ORDERED
 
-__all__ = ["make_dataset", "make_entry", "seeded_global_generators"]
+__all__ = [
+    "entry_elsewhere",
+    "entry_here",
+    "make_dataset",
+    "make_entry",
+    "seeded_global_generators",
+]
 
 _LOCK = threading.RLock()
 
@@ -79,9 +85,12 @@ def make_entry(task: str, seed: int, config: Mapping[str, Any]) -> tuple[Any, di
     ``HASH_ORDERED`` and this process runs under another hash seed.
     """
     if task in HASH_ORDERED and sys.flags.hash_randomization:
-        from turngym.envs.adapters.bounded_score import entry_elsewhere
+        return make_dataset(task, seed, config), entry_elsewhere(task, seed, config)
+    return entry_here(task, seed, config)
 
-        return make_dataset(task, seed, config), entry_elsewhere(task, seed, dict(config))
+
+def entry_here(task: str, seed: int, config: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """``make_entry`` in this process, whatever its hash seed (the zygote's forks call it)."""
     import reasoning_gym
 
     if task in GLOBAL_FREE:  # nothing global to seed or to put back
@@ -94,3 +103,26 @@ def make_entry(task: str, seed: int, config: Mapping[str, Any]) -> tuple[Any, di
         dataset = reasoning_gym.create_dataset(task, seed=seed, size=1, **config)
         _seed_both(seed)  # the entry sees freshly seeded generators, as it did alone
         return dataset, dataset[0]
+
+
+def _entry_of(task: str, seed: int, config: dict[str, Any]) -> dict[str, Any]:
+    return dict(entry_here(task, seed, config)[1])
+
+
+def entry_elsewhere(task: str, seed: int, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry of ``task`` for ``seed``, made where the hash seed is 0.
+
+    The process is forked from the scorer's zygote (``bounded_score.run_in_zygote``).
+
+    Raises:
+        RuntimeError: the process failed to make it (the reason), or did not answer.
+
+    """
+    from turngym.envs.adapters.bounded_score import run_in_zygote
+
+    try:
+        return dict(run_in_zygote(_entry_of, task, seed, dict(config)))
+    except RuntimeError as error:
+        raise RuntimeError(
+            f"Reasoning Gym could not make the {task} entry of seed {seed}: {error}"
+        ) from None
