@@ -61,7 +61,7 @@ def chromium() -> pytest.MarkDecorator:
 
 def bubblewrap() -> pytest.MarkDecorator:
     """Skip unless bubblewrap is installed and can make its namespaces (the SWE sandbox)."""
-    from turngym.envs.swe.sandbox import bwrap_available
+    from turngym.host.sandbox import bwrap_available
 
     if INNER_LOOP:
         return pytest.mark.skip(reason="make check leaves out the SWE sandbox (make test runs it)")

@@ -22,6 +22,15 @@ MOVED = {
     "turngym.sdk.serve_connections": ("ServeConnections", "turngym.sdk.serve.connections"),
     "turngym.sdk.serve_limits": ("ServeLimits", "turngym.sdk.serve.limits"),
     "turngym.sdk.serve_weights": ("WeightsDir", "turngym.sdk.serve.weights"),
+    "turngym.envs.confined": ("Folder", "turngym.host.confined"),
+    "turngym.envs.reaper": ("spawn", "turngym.host.reaper"),
+    "turngym.envs.swe.cgroups": ("CgroupSet", "turngym.host.cgroups"),
+    "turngym.envs.swe.quota": ("DiskQuota", "turngym.host.quota"),
+    "turngym.envs.swe.seccomp": ("fallocate_filter", "turngym.host.seccomp"),
+    "turngym.envs.swe.host_view": ("ETC_ALLOWED", "turngym.host.system_view"),
+    "turngym.envs.swe.sandbox": ("make_sandbox", "turngym.host.sandbox"),
+    "turngym.envs.swe.docker_sandbox": ("DockerSandbox", "turngym.host.sandbox.docker"),
+    "turngym.envs.swe.local_sandbox": ("LocalSandbox", "turngym.host.sandbox.local"),
 }
 
 
@@ -62,7 +71,8 @@ def test_the_old_adapter_rows_are_the_tables_adapter_rows_and_warn():
 
 _OLD_PATH = re.compile(
     r"turngym[./](cli_args|cli_eval|cli_view|registry_adapters|sdk[./]serve_[a-z]+"
-    r"|agents[./](llm|mini_swe))\b"
+    r"|agents[./](llm|mini_swe)|envs[./](confined|reaper)"
+    r"|envs[./]swe[./](cgroups|quota|seccomp|host_view|sandbox|docker_sandbox|local_sandbox))\b"
 )
 # the alias modules themselves, and the tests of them
 _ALIAS_FILES = {

@@ -87,7 +87,7 @@ def _found(what: str) -> tuple[bool, str]:
     if what == "xvfb":
         return system_deps.x11_found(), "apt-get install xvfb xterm; pip install 'turngym[gui]'"
     if what == "bubblewrap":
-        from turngym.envs.swe.sandbox import bwrap_available
+        from turngym.host.sandbox import bwrap_available
 
         return bwrap_available()[0], "apt-get install bubblewrap"
     if what == "ray":

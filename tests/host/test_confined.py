@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from turngym.envs.confined import Folder, FolderFull, PathRefused
+from turngym.host.confined import Folder, FolderFull, PathRefused
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_unencodable_text_leaves_the_file_whole(folder):
 
 
 def test_a_full_folder_is_a_clear_refusal_and_the_old_file_stays(tmp_path):
-    from turngym.envs.swe.quota import mount_quota, unmount
+    from turngym.host.quota import mount_quota, unmount
 
     root = tmp_path / "small"
     root.mkdir()

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from turngym.envs import reaper
+from turngym.host import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
 
 HOLDER = """
 import json, sys, threading
-from turngym.envs import reaper
+from turngym.host import reaper
 
 def start():
     child = reaper.spawn(["sleep", "1000"])
@@ -121,7 +121,7 @@ def test_a_forked_child_does_not_hold_the_parents_reaper():
 
 FORGETTER = """
 import json, sys
-from turngym.envs import reaper
+from turngym.host import reaper
 kept = reaper.spawn(["sleep", "1000"])
 freed = reaper.spawn(["sleep", "1000"])
 reaper.forget(freed.pid)

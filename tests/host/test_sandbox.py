@@ -1,4 +1,4 @@
-"""Tests of turngym.envs.swe.sandbox: the nine escape attempts, on each backend.
+"""Tests of turngym.host.sandbox: the nine escape attempts, on each backend.
 
 Each escape test runs on bubblewrap (where it must be contained, and the host is checked
 afterwards) and on LocalSandbox, which isolates nothing. What LocalSandbox holds is
@@ -36,9 +36,8 @@ from pathlib import Path
 import pytest
 
 from tests import system_deps
-from turngym.envs.swe import sandbox as sandbox_module
-from turngym.envs.swe.cgroups import CgroupSet
-from turngym.envs.swe.sandbox import (
+from turngym.host.cgroups import CgroupSet
+from turngym.host.sandbox import (
     BwrapSandbox,
     ExecResult,
     Limits,
@@ -48,6 +47,7 @@ from turngym.envs.swe.sandbox import (
     docker_available,
     make_sandbox,
 )
+from turngym.host.sandbox import bwrap as bwrap_module
 
 pytestmark = pytest.mark.sandbox
 
@@ -294,7 +294,7 @@ def test_bwrap_without_cgroups_falls_back_on_rlimits(
         def __init__(self, **limits: int) -> None:
             self.dirs = {}
 
-    monkeypatch.setattr(sandbox_module, "CgroupSet", NoCgroups)
+    monkeypatch.setattr(bwrap_module, "CgroupSet", NoCgroups)
     # as root the process count is then unbounded (RLIMIT_NPROC spares root): it warns
     root = os.geteuid() == 0
     with pytest.warns(RuntimeWarning, match="pids cgroup") if root else contextlib.nullcontext():
@@ -408,7 +408,7 @@ def test_auto_without_a_docker_engine_takes_bwrap_or_refuses(workspace: Path) ->
 
 @pytest.mark.skipif(docker_available()[0], reason="a Docker engine runs here")
 def test_docker_sandbox_without_an_engine_says_why(workspace: Path) -> None:
-    from turngym.envs.swe.sandbox import DockerSandbox  # found through the module too
+    from turngym.host.sandbox import DockerSandbox  # found through the module too
 
     with pytest.raises(RuntimeError, match=r"DockerSandbox cannot run here: .*[Dd]ocker"):
         DockerSandbox(workspace, image="python:3.11-slim")

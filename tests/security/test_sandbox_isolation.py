@@ -24,9 +24,10 @@ import pytest
 
 from tests import system_deps
 from tests.envs.swe.toy_task import toy_task
-from turngym.envs.swe import sandbox as sandbox_module
-from turngym.envs.swe.cgroups import CgroupSet, is_v2
-from turngym.envs.swe.sandbox import BwrapSandbox, Limits, make_sandbox
+from turngym.host import sandbox as sandbox_module
+from turngym.host.cgroups import CgroupSet, is_v2
+from turngym.host.sandbox import BwrapSandbox, Limits, make_sandbox
+from turngym.host.sandbox import bwrap as bwrap_module
 
 NEEDS_BWRAP = system_deps.bubblewrap()
 WHY = "bwrap: No permissions to create new namespace,\nlikely because the kernel does not allow"
@@ -203,7 +204,7 @@ def test_programs_still_run_with_the_etc_allowlist(workspace: Path) -> None:
 
 @NEEDS_BWRAP
 def test_a_big_file_in_dev_is_refused(workspace: Path) -> None:
-    mb = sandbox_module._SHM_MB
+    mb = bwrap_module._SHM_MB
     with BwrapSandbox(workspace, limits=Limits(disk_mb=1024, memory_mb=1024)) as box:
         made = box.run(
             f"head -c {4 * mb}M /dev/zero > /dev/big; head -c {4 * mb}M /dev/zero > "

@@ -17,7 +17,7 @@ import pytest
 from tests import system_deps
 from tests.envs.swe.toy_task import BASE, FIXED, toy_task
 from turngym.envs.swe.env import SWEEnv
-from turngym.envs.swe.sandbox import Limits
+from turngym.host.sandbox import Limits
 
 pytestmark = [pytest.mark.sandbox, system_deps.bubblewrap()]
 
@@ -253,7 +253,7 @@ def test_the_sandbox_tmp_is_bounded_too(env):
 
 @pytest.fixture
 def soft_box(tmp_path):
-    from turngym.envs.swe.sandbox import BwrapSandbox
+    from turngym.host.sandbox import BwrapSandbox
 
     folder = tmp_path / "ws"
     folder.mkdir()

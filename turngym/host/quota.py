@@ -20,7 +20,7 @@ import os
 import time
 from pathlib import Path
 
-from turngym.envs.confined import Folder
+from turngym.host.confined import Folder
 
 __all__ = ["DiskQuota", "mount_quota", "quota_of", "unmount"]
 
@@ -69,7 +69,7 @@ def quota_of(folder: str | os.PathLike[str]) -> int | None:
 class DiskQuota:
     """A workspace's disk quota during calls: a tmpfs's size, or measured while calls run.
 
-    Where the workspace is a tmpfs that `turngym.envs.swe.quota.mount_quota` mounted
+    Where the workspace is a tmpfs that `turngym.host.quota.mount_quota` mounted
     (``hard``), the kernel refuses writes past it. Elsewhere its usage is measured every
     100 ms of a call, and a call is stopped once the workspace is over the quota and
     has grown during the call (so a call that deletes files is never stopped).

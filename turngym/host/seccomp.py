@@ -1,6 +1,6 @@
 """A seccomp filter that takes ``fallocate`` away from a sandbox (bubblewrap's ``--seccomp``).
 
-Under a soft disk quota (`turngym.envs.swe.quota`), the workspace's usage is measured
+Under a soft disk quota (`turngym.host.quota`), the workspace's usage is measured
 while a call runs, and ``RLIMIT_FSIZE`` bounds each file; ``fallocate(2)`` would still
 reserve gigabytes in a few microseconds, across many files, before the next
 measurement. This filter makes it fail with ``EOPNOTSUPP`` (glibc's

@@ -142,9 +142,9 @@ def secrets(python_dirs: Sequence[str]) -> list[str]:
 
     This process's own, and any installed in the site-packages of the Python shown.
     """
-    import turngym
-
-    found = {str(Path(turngym.__file__).resolve().parent)}
+    # turngym/host/system_view.py: the package is two folders up (no import of turngym:
+    # this module is below it)
+    found = {str(Path(__file__).resolve().parents[1])}
     for folder in python_dirs:
         package = Path(folder, "turngym")
         if (package / "__init__.py").is_file():

@@ -13,7 +13,7 @@ from tests import system_deps
 from turngym.agents.experts.gui.screen import Screen, type_text
 from turngym.envs.gui.env import DesktopEnv
 from turngym.envs.gui.terminal import TerminalLimits
-from turngym.envs.swe import cgroups
+from turngym.host import cgroups
 
 pytestmark = [
     pytest.mark.x11,

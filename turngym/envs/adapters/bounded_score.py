@@ -14,7 +14,7 @@ stalls the whole rollout. So an env scores through a worker process of its own:
 
 Workers start in milliseconds: each is forked from a *zygote*, one per process, that
 imported ``reasoning_gym`` once (1-2 s) and does nothing but fork on request. The zygote
-is started with `turngym.envs.reaper.spawn`, and its workers stay in its process group,
+is started with `turngym.host.reaper.spawn`, and its workers stay in its process group,
 so the reaper kills them all when this process ends in any way; an idle worker also
 exits when its socket closes (its env closed, or this process died).
 
@@ -45,7 +45,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from turngym.envs import reaper
+from turngym.host import reaper
 
 __all__ = [
     "ENTRY_TIMEOUT",

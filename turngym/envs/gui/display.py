@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from turngym.envs import reaper
+from turngym.host import reaper
 
 __all__ = ["DEFAULT_SIZE", "Display", "DisplayError", "using_xauthority", "xvfb_available"]
 

@@ -40,8 +40,6 @@ import numpy as np
 from gymnasium import spaces
 
 from turngym.core import Invalid, Outcome, TextEnv
-from turngym.envs import reaper
-from turngym.envs.confined import PathRefused
 from turngym.envs.gui.actions import ACTION_HELP, GUIAction, parse_action
 from turngym.envs.gui.apps.client import AppError, AppProcess
 from turngym.envs.gui.display import DEFAULT_SIZE, Display, DisplayError, xvfb_available
@@ -50,8 +48,10 @@ from turngym.envs.gui.tasks.base import TERMINAL, GUITask
 from turngym.envs.gui.terminal import SANDBOXES as TERMINAL_SANDBOXES
 from turngym.envs.gui.terminal import Terminal, TerminalLimits, terminal_available
 from turngym.envs.gui.terminal import check_sandbox as check_terminal_sandbox
-from turngym.envs.swe.quota import mount_quota
 from turngym.extras import require_installed
+from turngym.host import reaper
+from turngym.host.confined import PathRefused
+from turngym.host.quota import mount_quota
 from turngym.spaces import Unicode
 
 __all__ = ["DesktopEnv"]

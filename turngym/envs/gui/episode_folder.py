@@ -23,7 +23,7 @@ from __future__ import annotations
 import errno
 import os
 
-from turngym.envs.confined import Folder, PathRefused
+from turngym.host.confined import Folder, PathRefused
 
 __all__ = ["MAX_DEPTH", "MAX_ENTRIES", "EpisodeFolder", "PathRefused", "is_text"]
 

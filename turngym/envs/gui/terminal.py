@@ -78,7 +78,7 @@ class TerminalLimits:
     """largest file a process may write (RLIMIT_FSIZE); a larger write fails (EFBIG)"""
     disk_mb: int = 256
     """disk of the episode's folder (a tmpfs of that size where the host may mount one:
-    ``turngym.envs.swe.quota``) and of the shell's private /tmp"""
+    ``turngym.host.quota``) and of the shell's private /tmp"""
 
     def __post_init__(self) -> None:
         for field in ("wall_s", "cpu_s", "memory_mb", "processes", "file_mb", "disk_mb"):
@@ -97,7 +97,7 @@ def check_sandbox(sandbox: str) -> None:
     if sandbox not in SANDBOXES:
         raise ValueError(f"terminal sandbox must be 'bwrap' or 'local', got {sandbox!r}")
     if sandbox == "bwrap":
-        from turngym.envs.swe.sandbox import bwrap_available, no_sandbox_message
+        from turngym.host.sandbox import bwrap_available, no_sandbox_message
 
         ok, why = bwrap_available()
         if not ok:
@@ -126,7 +126,7 @@ class Terminal:
         if not terminal_available():
             raise DisplayError("xterm is not installed; install it with `apt-get install xterm`")
         check_sandbox(sandbox)
-        from turngym.envs.swe.cgroups import CgroupSet
+        from turngym.host.cgroups import CgroupSet
 
         self.sandbox = sandbox
 
@@ -175,7 +175,7 @@ class Terminal:
             "HISTFILE": "/dev/null",
             "PROMPT_COMMAND": "trap '' XFSZ",
         }
-        from turngym.envs.swe.sandbox import bwrap_command
+        from turngym.host.sandbox import bwrap_command
 
         if "pids" not in self._cgroups.dirs and os.geteuid() == 0:
             warnings.warn(

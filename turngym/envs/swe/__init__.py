@@ -1,11 +1,13 @@
 """Software-engineering environments: an agent edits a repository and its tests grade it.
 
-- ``sandbox``: where the agent's shell commands and the tests run: ``BwrapSandbox``
-  (bubblewrap: no network, a read-only system, the repository at ``/testbed``, cgroup
-  limits), ``DockerSandbox`` (SWE-bench/SWE-Gym images) and ``LocalSandbox`` (no isolation,
-  for trusted code only); ``make_sandbox`` picks the best one available;
-- ``cgroups``: the cgroups (v1) a bwrap sandbox's calls run in; ``docker_sandbox``: the
-  ``DockerSandbox`` class (also found as ``sandbox.DockerSandbox``).
+- ``env``: ``SWEEnv``, the env (tools, submission, reward);
+- ``tools``: the agent's tools over the workspace (bash, view, edit, submit);
+- ``workspace``: the repository copied for an episode;
+- ``grading``, ``judge``, ``plugin/``: the hidden tests run in the sandbox and judged
+  outside it; ``validate``: the task validator; ``tasks``: the bundled tasks.
 
-Nothing here imports the docker SDK until a ``DockerSandbox`` is made.
+The sandboxes the commands and the tests run in are the host's (``turngym.host.sandbox``);
+the modules that lived here (``sandbox``, ``docker_sandbox``, ``local_sandbox``,
+``cgroups``, ``quota``, ``seccomp``, ``host_view``) are aliases of their new homes for one
+release. Nothing here imports the docker SDK until a ``DockerSandbox`` is made.
 """

@@ -34,11 +34,15 @@ from typing import Any
 
 from turngym.calls import parse_call
 from turngym.core import Invalid, Outcome, TextEnv
-from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
-from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.grading import PLUGIN_DIR, Grade, grade
-from turngym.envs.swe.sandbox import (
+from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
+from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
+from turngym.envs.swe.workspace import Base, Workspace, prepare
+from turngym.extras import require_installed
+from turngym.host import reaper
+from turngym.host.confined import Folder, PathRefused
+from turngym.host.sandbox import (
     Limits,
     Sandbox,
     bwrap_available,
@@ -46,10 +50,6 @@ from turngym.envs.swe.sandbox import (
     make_sandbox,
     no_sandbox_message,
 )
-from turngym.envs.swe.tasks import SWETask, bundled_tasks, find_task, lite_tasks
-from turngym.envs.swe.tools import TOOLS, Toolbox, ToolError, tool_help
-from turngym.envs.swe.workspace import Base, Workspace, prepare
-from turngym.extras import require_installed
 
 __all__ = ["SWEEnv", "SWELiteEnv"]
 

@@ -55,11 +55,11 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.swe.judge import Expectations, judge, strip_expectations
-from turngym.envs.swe.sandbox import Sandbox
 from turngym.envs.swe.tasks import SWETask
 from turngym.envs.swe.workspace import Base, Workspace, git
+from turngym.host.confined import Folder, PathRefused
+from turngym.host.sandbox import Sandbox
 
 __all__ = [
     "HARNESS",

@@ -9,7 +9,7 @@ tools in the JSON-schema form function-calling models and servers take.
 ``bash`` (stateless per call, like mini-swe-agent), ``search`` and ``run_tests`` run in
 the sandbox. The file tools (``view``, ``create``, ``str_replace``, ``insert``,
 ``undo_edit``, ``find_file``) work on the workspace folder directly, for speed, through
-``turngym.envs.confined.Folder``: no link is followed, only regular files are read or
+``turngym.host.confined.Folder``: no link is followed, only regular files are read or
 written, reads are bounded and an edit replaces its file atomically. ``submit`` is the
 env's (it ends the episode). Paths may be given relative to the repository root or
 absolute under the sandbox's view of it (``/testbed/...``).
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from turngym.calls import REQUIRED, Kind, Param, usage
-from turngym.envs.confined import Folder, FolderFull, PathRefused
-from turngym.envs.swe.sandbox import ExecResult, Sandbox
+from turngym.host.confined import Folder, FolderFull, PathRefused
+from turngym.host.sandbox import ExecResult, Sandbox
 
 __all__ = ["TOOLS", "TOOL_SCHEMAS", "ToolError", "Toolbox", "tool_help"]
 
@@ -136,10 +136,10 @@ class _Edit:
 class Toolbox:
     """Runs tool calls on one workspace folder through one sandbox.
 
-    The file tools go through `turngym.envs.confined.Folder`: no link is ever followed
+    The file tools go through `turngym.host.confined.Folder`: no link is ever followed
     (not even one inside the repository), only regular files are read or written,
     reads are bounded and writes atomic. What they refuse raises
-    `~turngym.envs.confined.PathRefused` (the env makes it an invalid action).
+    `~turngym.host.confined.PathRefused` (the env makes it an invalid action).
 
     Args:
         root: the workspace folder on this machine (the repository root).

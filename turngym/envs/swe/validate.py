@@ -40,18 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
 from turngym.envs.swe.grading import PLUGIN_DIR, Trial, run_tests
-from turngym.envs.swe.sandbox import (
-    KINDS,
-    Limits,
-    Sandbox,
-    bwrap_available,
-    docker_available,
-    make_sandbox,
-    no_sandbox_message,
-)
 from turngym.envs.swe.tasks import (
     SWETask,
     bundled_tasks,
@@ -60,6 +50,16 @@ from turngym.envs.swe.tasks import (
     swebench_image,
 )
 from turngym.envs.swe.workspace import Workspace, prepare
+from turngym.host import reaper
+from turngym.host.sandbox import (
+    KINDS,
+    Limits,
+    Sandbox,
+    bwrap_available,
+    docker_available,
+    make_sandbox,
+    no_sandbox_message,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from turngym.envs.cache import cache_dir
-from turngym.envs.swe.quota import mount_quota, quota_of, unmount
 from turngym.envs.swe.tasks import SWETask
+from turngym.host.quota import mount_quota, quota_of, unmount
 
 __all__ = ["Base", "Workspace", "git", "prepare"]
 

@@ -16,7 +16,7 @@ starts what is missing: a new Chromium, or a new driver and a new Chromium.
 Nothing outlives the process, even a SIGKILLed one: the driver runs in a session of its
 own with a private ``TMPDIR`` (a ``reaper.temp_dir``, where it and Chromium keep their
 profile and temp folders), and the reaper watches the driver's and Chromium's process
-groups (``turngym.envs.reaper``).
+groups (``turngym.host.reaper``).
 
 Pages reach nothing but their own site: the flags below route everything that is not
 loopback to a dead end, resolve no host name (no DNS query leaves), and keep WebRTC off
@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from turngym.envs import reaper
+from turngym.host import reaper
 
 __all__ = [
     "CHROMIUM_ARGS",

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from turngym.envs import reaper
 from turngym.envs.cache import cache_dir
+from turngym.host import reaper
 
 __all__ = ["LocalServer", "SiteDatabase", "cache_dir", "prepared_database"]
 

@@ -2,12 +2,13 @@
 
 For SWE-bench and SWE-Gym images, which hold the repository at ``/testbed``. The SDK is
 imported only when a sandbox is made (``pip install 'turngym[swe]'``); `make_sandbox` and
-``turngym.envs.swe.sandbox.DockerSandbox`` lead here.
+``turngym.host.sandbox.DockerSandbox`` lead here.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import signal
 import threading
@@ -17,17 +18,48 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from turngym.envs.swe.sandbox import (
+from turngym.host.sandbox.base import (
     WORKDIR,
     ExecResult,
     Limits,
-    _check_call,
-    _check_workspace,
-    _OutputCap,
-    _result,
-    _rlimits_script,
-    docker_available,
+    OutputCap,
+    check_call,
+    check_workspace,
+    exec_result,
+    rlimits_script,
 )
+
+
+def docker_available(timeout: float = 1.0) -> tuple[bool, str]:
+    """Whether a Docker engine answers: ``(ok, reason)``. Fast when there is none.
+
+    >>> ok, reason = docker_available(timeout=0.5)
+    >>> isinstance(ok, bool) and bool(reason)
+    True
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("docker") is None:
+        return False, "the docker Python package is not installed (pip install 'turngym[swe]')"
+    host = os.environ.get("DOCKER_HOST", "")
+    socket = Path(host[len("unix://") :] if host.startswith("unix://") else "/var/run/docker.sock")
+    if (not host or host.startswith("unix://")) and not socket.exists():
+        # known without importing the SDK, which takes a tenth of a second
+        return (
+            False,
+            f"no Docker engine: {socket} does not exist (start dockerd or set DOCKER_HOST)",
+        )
+    try:
+        import docker
+
+        client = docker.from_env(timeout=max(1, round(timeout)))
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception as exc:  # the SDK raises several types for "no engine"
+        return False, f"no Docker engine answered at {host or socket}: {exc}"
+    return True, f"a Docker engine answers at {host or socket}"
 
 
 class DockerSandbox:
@@ -58,7 +90,7 @@ class DockerSandbox:
     ) -> None:
         if not image or not isinstance(image, str):
             raise ValueError("DockerSandbox needs image='name:tag' (e.g. a SWE-bench image)")
-        self.workspace = None if workspace is None else _check_workspace(workspace)
+        self.workspace = None if workspace is None else check_workspace(workspace)
         self.limits = limits
         self.workdir = WORKDIR
         self._closed = False
@@ -107,10 +139,10 @@ class DockerSandbox:
 
         ``stdin`` travels in an environment variable, so it is limited to about 128 kB.
         """
-        _check_call(self._closed, command, timeout, stdin, env)
+        check_call(self._closed, command, timeout, stdin, env)
         wall = timeout if timeout is not None else self.limits.wall_s
         feed = 'printf %s "$TURNGYM_STDIN" |' if stdin is not None else "</dev/null"
-        script = _rlimits_script(self.limits, cpu=True, memory=False, processes=False)
+        script = rlimits_script(self.limits, cpu=True, memory=False, processes=False)
         script += f"{feed} timeout -s KILL {wall:g} bash -c {shlex.quote(command)}"
         variables = {**(env or {}), **({"TURNGYM_STDIN": stdin} if stdin is not None else {})}
         api = self._client.api
@@ -122,7 +154,7 @@ class DockerSandbox:
             # a watchdog in case the image's `timeout` is missing or the stream hangs
             watchdog = threading.Timer(wall + 5.0, self._kill_leftovers)
             watchdog.start()
-            cap = _OutputCap(self.limits.output_bytes)
+            cap = OutputCap(self.limits.output_bytes)
             try:
                 for chunk in api.exec_start(exec_id, stream=True):
                     cap.feed(chunk)
@@ -132,7 +164,7 @@ class DockerSandbox:
             self._kill_leftovers()
         seconds = time.monotonic() - start
         killed = "wall" if rc in (124, 137) and seconds >= wall else None
-        return _result(cap, -signal.SIGKILL if killed else rc, killed, start, self.limits)
+        return exec_result(cap, -signal.SIGKILL if killed else rc, killed, start, self.limits)
 
     def close(self) -> None:
         """Remove the container; calling it again does nothing."""

@@ -20,19 +20,19 @@ import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from turngym.envs import reaper
-from turngym.envs.swe.quota import DiskQuota
-from turngym.envs.swe.sandbox import (
-    _BASH,
+from turngym.host import reaper
+from turngym.host.quota import DiskQuota
+from turngym.host.sandbox.base import (
+    BASH,
     ExecResult,
     Limits,
-    _check_call,
-    _check_workspace,
-    _killpg,
-    _OutputCap,
-    _pump,
-    _result,
-    _rlimits_script,
+    OutputCap,
+    check_call,
+    check_workspace,
+    exec_result,
+    killpg,
+    pump,
+    rlimits_script,
 )
 
 __all__ = ["LocalSandbox"]
@@ -45,7 +45,7 @@ class LocalSandbox:
 
     It keeps the wall-clock timeout (the process group is killed), the output cap,
     per-process rlimits (CPU time, address space, file size) and the workspace's disk
-    quota (`turngym.envs.swe.quota.DiskQuota`); it does not hide the host's files or
+    quota (`turngym.host.quota.DiskQuota`); it does not hide the host's files or
     network, and a process that leaves the group (``setsid``) outlives the call.
 
     >>> import tempfile, warnings
@@ -67,7 +67,7 @@ class LocalSandbox:
         python: Path | None = None,
         extra_ro: Sequence[Path] = (),
     ) -> None:
-        self.workspace = _check_workspace(workspace)
+        self.workspace = check_workspace(workspace)
         self.workdir = str(self.workspace)
         self.limits = limits
         del extra_ro  # everything is visible anyway
@@ -86,7 +86,7 @@ class LocalSandbox:
         if python is not None:
             path = f"{Path(python).parent}:{path}"
         self._env = {**os.environ, "PATH": path, "HOME": self._home, "TMPDIR": self._home}
-        self._prelude = _rlimits_script(limits, cpu=True, memory=True, processes=False)
+        self._prelude = rlimits_script(limits, cpu=True, memory=True, processes=False)
         self._lock = threading.Lock()
 
     def run(
@@ -102,9 +102,9 @@ class LocalSandbox:
 
         ``pass_fds`` are file descriptors the command inherits (as ``BwrapSandbox.run``).
         """
-        _check_call(self._closed, command, timeout, stdin, env)
+        check_call(self._closed, command, timeout, stdin, env)
         wall = timeout if timeout is not None else self.limits.wall_s
-        argv = [_BASH, "-c", self._prelude + 'exec "$@"', "sandbox", _BASH, "-c", command]
+        argv = [BASH, "-c", self._prelude + 'exec "$@"', "sandbox", BASH, "-c", command]
         with self._lock:
             start = time.monotonic()
             disk = self.disk
@@ -119,19 +119,19 @@ class LocalSandbox:
                 start_new_session=True,
                 pass_fds=tuple(pass_fds),
             )
-            cap = _OutputCap(self.limits.output_bytes)
-            killed = _pump(
+            cap = OutputCap(self.limits.output_bytes)
+            killed = pump(
                 proc,
                 stdin=None if stdin is None else stdin.encode(),
                 deadline=start + wall,
                 cap=cap,
-                kill=lambda: _killpg(proc.pid),
+                kill=lambda: killpg(proc.pid),
                 check=lambda: "disk" if disk.over() else None,
             )
             if killed is None and proc.returncode == -signal.SIGXCPU:
                 killed = "cpu"  # RLIMIT_CPU: the shell itself ran out of CPU time
             note = disk.note()
-        return _result(cap, proc.returncode, killed, start, self.limits, note)  # -9 if killed
+        return exec_result(cap, proc.returncode, killed, start, self.limits, note)  # -9 if killed
 
     def close(self) -> None:
         """Remove the private home directory; calling it again does nothing."""

@@ -45,8 +45,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from turngym.envs.reaper import remove_dir, temp_dir
 from turngym.extras import require_installed
+from turngym.host.reaper import remove_dir, temp_dir
 from turngym.http_guards import LOOPBACK_NAMES, HostGuard, JsonBodies
 from turngym.sdk.policy import Generation, Policy, PolicyError
 from turngym.sdk.serve.auth import RequireKey, check_exposure, checked_key, is_loopback
@@ -481,7 +481,7 @@ def _weights_dir(policy: Policy, weights_dir: str | Path | None) -> WeightsDir:
         )
     assert model is not None
     shapes = {name: tuple(t.shape) for name, t in model.state_dict().items()}
-    # A folder of our own goes with this process, even a SIGKILLed one (envs/reaper.py).
+    # A folder of our own goes with this process, even a SIGKILLed one (host/reaper.py).
     folder = weights_dir if weights_dir is not None else temp_dir("turngym-weights-")
     return WeightsDir(folder, shapes)
 

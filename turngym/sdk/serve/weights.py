@@ -3,7 +3,7 @@
 Safetensors files are read only from the one folder named at start, and checked against
 the model before any tensor is loaded. A client names a file by its path (absolute, or
 relative to the folder). The path is walked inside the folder without following any link
-(``turngym.envs.confined.Folder``), and only a regular file no bigger than the model
+(``turngym.host.confined.Folder``), and only a regular file no bigger than the model
 could need is read. A path that leads anywhere else gets the same answer whether or not
 something is there, so the endpoint cannot be used to find out which files exist on the
 server. The tensors must then match the model's names and shapes, be floating point and
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from turngym.envs.confined import Folder, PathRefused
+from turngym.host.confined import Folder, PathRefused
 from turngym.sdk.policy import PolicyError
 
 __all__ = ["WeightsDir", "WeightsRefused"]

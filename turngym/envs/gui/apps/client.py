@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from turngym.envs import reaper
 from turngym.envs.gui.apps import APPS
 from turngym.envs.gui.display import Display
+from turngym.host import reaper
 
 __all__ = ["AppError", "AppProcess"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import tkinter as tk
 from typing import Any
 
-from turngym.envs.confined import PathRefused
 from turngym.envs.gui.apps import settings_file as fmt
 from turngym.envs.gui.apps.base import TkApp
+from turngym.host.confined import PathRefused
 
 __all__ = ["SettingsApp"]
 

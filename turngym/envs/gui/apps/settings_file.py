@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from turngym.envs.confined import Folder, PathRefused
+from turngym.host.confined import Folder, PathRefused
 
 __all__ = [
     "CHECKBOXES",

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from turngym.envs.confined import Folder, PathRefused
 from turngym.envs.gui.apps import text_digest
 from turngym.envs.gui.tasks.base import TERMINAL, GUITask, pick, words
+from turngym.host.confined import Folder, PathRefused
 
 __all__ = ["CHECK_LIMIT", "CountWithTerminal", "TerminalFile", "TerminalThenNotes"]
 
