@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from turngym.extras import EXTRAS, MissingExtra
-from turngym.registry import ENVS
+from turngym.registry import ENVS, FAMILIES
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -217,3 +217,13 @@ def test_figures_cited_from_benchmarks_are_there():
             assert near, f"the docs' {value:g} {unit} is not in benchmarks/README.md"
             checked += 1
     assert checked >= 8
+
+
+def test_the_readmes_counts_are_the_registrys():
+    # README.md is not built by mkdocs, so its counts are checked rather than generated.
+    total = re.search(r"^(\d+) ids in (\d+) families", README, re.M)
+    assert total is not None, "README.md lost its 'N ids in M families' line"
+    assert (int(total[1]), int(total[2])) == (len(ENVS), len(FAMILIES))
+    rows = dict(re.findall(r"^\| ([a-z_]+) \| (\d+) \|", README, re.M))
+    counted = {f: str(sum(e.group == f for e in ENVS)) for f in FAMILIES}
+    assert rows == counted

@@ -34,10 +34,6 @@ def play(game: KuhnPoker, actions: list[str]) -> None:
         assert not game.infos[game.possible_agents[1]]["invalid_action"]
 
 
-def test_check_game():
-    check_game(ID, n_fuzz=1000, n_games=1000)
-
-
 def test_check_game_several_hands():
     check_game(ID, n_fuzz=1000, n_games=300, make_kwargs={"rounds": 5})
 

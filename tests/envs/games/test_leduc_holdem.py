@@ -32,10 +32,6 @@ def play(game: LeducHoldem, actions: list[str]) -> None:
         assert not game.infos[agent]["invalid_action"], game.infos[agent]
 
 
-def test_check_game():
-    check_game(ID, n_fuzz=1000, n_games=1000)
-
-
 def test_check_game_several_hands():
     check_game(ID, n_fuzz=1000, n_games=300, make_kwargs={"rounds": 4})
 

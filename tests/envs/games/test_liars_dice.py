@@ -18,10 +18,6 @@ def play(game: LiarsDice, actions: list[str]) -> None:
         assert not any(info["invalid_action"] for info in game.infos.values()), action
 
 
-def test_check_game():
-    check_game(ID, n_fuzz=1000, n_games=1000)
-
-
 @pytest.mark.parametrize(
     "kwargs",
     [

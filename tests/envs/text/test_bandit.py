@@ -11,10 +11,6 @@ from turngym.sdk.evaluation import evaluate
 from turngym.testing import check_text_env
 
 
-def test_conformance():
-    check_text_env("turngym/Bandit-v0", n_fuzz=1000)
-
-
 def test_conformance_multi_pull():
     check_text_env("turngym/Bandit-v0", n_fuzz=1000, make_kwargs={"pulls": 5})
 

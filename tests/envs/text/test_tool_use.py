@@ -22,10 +22,6 @@ from turngym.sdk.evaluation import evaluate
 from turngym.testing import check_text_env
 
 
-def test_conformance():
-    check_text_env("turngym/ToolUse-v0", n_fuzz=1000)
-
-
 def test_conformance_variant():
     check_text_env(
         "turngym/ToolUse-v0",

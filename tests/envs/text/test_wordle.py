@@ -9,10 +9,6 @@ from turngym.envs.text.wordle_words import load_allowed, load_answers
 from turngym.testing import check_text_env
 
 
-def test_conformance():
-    check_text_env("turngym/Wordle-v0", n_fuzz=1000)
-
-
 def test_conformance_short_game_with_shaping():
     check_text_env(
         "turngym/Wordle-v0",

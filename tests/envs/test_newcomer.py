@@ -1,0 +1,84 @@
+"""A new env needs only its file and a registry row: the registry-driven checks take it up.
+
+The test plays the newcomer: it writes a tiny text env into a fresh module, appends one
+``EnvEntry`` to the table, and finds the id in ``turngym list``, in the conformance
+test's rows, and passing ``check_text_env``, with no test of its own written for it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import turngym.registry
+from tests.envs.test_conformance import conformance_rows
+from turngym.cli import main
+from turngym.registry import EnvEntry, register_envs
+from turngym.testing import check_text_env
+
+NEW_ID = "turngym/NewcomerCount-v0"
+
+ENV_FILE = '''
+"""A newcomer's env: reach a target by adding 1 or 2."""
+
+from turngym.core import Invalid, Outcome, TextEnv, match_action
+
+
+class NewcomerCount(TextEnv[int]):
+    """Reach a random target by adding 1 or 2."""
+
+    def _reset(self, options):
+        self.target = int(self.np_random.integers(3, 8))
+        self.total = 0
+        self.instruction = f"Reach exactly {self.target} by adding 1 or 2."
+        return self.instruction
+
+    def _parse(self, action):
+        value = match_action(action, {"1": 1, "2": 2})
+        return Invalid("say 1 or 2") if value is None else value
+
+    def _apply(self, action):
+        self.total += action
+        won = self.total == self.target
+        lost = self.total > self.target
+        return Outcome(f"Total {self.total}.", float(won), terminated=won or lost, success=won)
+
+    def _legal_actions(self):
+        return ["1", "2"]
+
+    def _render(self):
+        return f"{self.total}/{self.target}"
+
+    def _state_key(self):
+        return f"{self.total}/{self.target}"
+'''
+
+
+@pytest.fixture
+def newcomer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The env file in a fresh module on the path, and its row appended to the table."""
+    (tmp_path / "newcomer_count.py").write_text(textwrap.dedent(ENV_FILE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    row = EnvEntry(
+        id=NEW_ID,
+        entry_point="newcomer_count:NewcomerCount",
+        family="text",
+        max_episode_steps=20,
+        finite_actions=True,
+        stochastic=False,
+        description="a newcomer's env: reach a target by adding 1 or 2",
+    )
+    monkeypatch.setattr(turngym.registry, "ENVS", (*turngym.registry.ENVS, row))
+    register_envs()
+    yield row
+    gym.registry.pop(NEW_ID, None)
+
+
+def test_a_new_env_is_listed_and_conformance_checked(newcomer: EnvEntry, capsys) -> None:
+    assert main(["list", "--family", "text"]) == 0
+    assert NEW_ID in capsys.readouterr().out
+    assert newcomer in conformance_rows()
+    assert check_text_env(NEW_ID).passed
