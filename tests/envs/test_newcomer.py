@@ -7,6 +7,7 @@ test's rows, and passing ``check_text_env``, with no test of its own written for
 
 from __future__ import annotations
 
+import importlib
 import textwrap
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import pytest
 import turngym.registry
 from tests.envs.test_conformance import conformance_rows
 from turngym.cli import main
-from turngym.registry import EnvEntry, register_envs
+from turngym.registry import EnvEntry, register_envs, table
+from turngym.registry import text as text_rows
 from turngym.testing import check_text_env
 
 NEW_ID = "turngym/NewcomerCount-v0"
@@ -59,7 +61,11 @@ class NewcomerCount(TextEnv[int]):
 
 @pytest.fixture
 def newcomer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """The env file in a fresh module on the path, and its row appended to the table."""
+    """The env file in a fresh module on the path, and its row in the text family's module.
+
+    The row goes where a newcomer writes it, ``turngym/registry/text.py``'s ``TEXT``;
+    the table is then built again from the family modules, as importing it builds it.
+    """
     (tmp_path / "newcomer_count.py").write_text(textwrap.dedent(ENV_FILE))
     monkeypatch.syspath_prepend(str(tmp_path))
     row = EnvEntry(
@@ -71,10 +77,16 @@ def newcomer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         stochastic=False,
         description="a newcomer's env: reach a target by adding 1 or 2",
     )
-    monkeypatch.setattr(turngym.registry, "ENVS", (*turngym.registry.ENVS, row))
+    monkeypatch.setattr(text_rows, "TEXT", (*text_rows.TEXT, row))
+    importlib.reload(table)
+    monkeypatch.setattr(turngym.registry, "ENVS", table.ENVS)
     register_envs()
-    yield row
-    gym.registry.pop(NEW_ID, None)
+    try:
+        yield row
+    finally:
+        monkeypatch.undo()
+        importlib.reload(table)
+        gym.registry.pop(NEW_ID, None)
 
 
 def test_a_new_env_is_listed_and_conformance_checked(newcomer: EnvEntry, capsys) -> None:
@@ -82,3 +94,13 @@ def test_a_new_env_is_listed_and_conformance_checked(newcomer: EnvEntry, capsys)
     assert NEW_ID in capsys.readouterr().out
     assert newcomer in conformance_rows()
     assert check_text_env(NEW_ID).passed
+    assert gym.make(NEW_ID).spec.max_episode_steps == 20
+
+
+def test_the_table_is_itself_again_after_the_newcomer_left(newcomer: EnvEntry) -> None:
+    assert table.entry(NEW_ID) is newcomer  # the rebuilt table knows it
+
+
+def test_the_newcomer_is_gone_afterwards() -> None:
+    assert NEW_ID not in {e.id for e in table.ENVS}
+    assert NEW_ID not in gym.registry
