@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from turngym.agents.experts.swe import patch_actions
 from turngym.envs.swe.env import SWEEnv
-from turngym.envs.swe.sandbox import bwrap_available, docker_available
 from turngym.envs.swe.tasks import bundled_tasks
+from turngym.host.sandbox import bwrap_available, docker_available
 
 
 def emit(**fields: Any) -> None:

@@ -49,7 +49,8 @@ def test_every_registered_id_has_recorded_data_or_a_reason():
     for row in ENVS:
         path = docs_gallery.data_path(row)
         if not path.is_file():
-            missing.append(row.id)
+            if not gallery_pages.recorded_on_build(row):  # a cheap one is, with the pages
+                missing.append(row.id)
             continue
         data = json.loads(path.read_text(encoding="utf-8"))
         assert data["id"] == row.id

@@ -8,6 +8,7 @@ test's rows, and passing ``check_text_env``, with no test of its own written for
 from __future__ import annotations
 
 import importlib
+import sys
 import textwrap
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from turngym.registry import text as text_rows
 from turngym.testing import check_text_env
 
 NEW_ID = "turngym/NewcomerCount-v0"
+ROOT = Path(__file__).resolve().parents[2]
 
 ENV_FILE = '''
 """A newcomer's env: reach a target by adding 1 or 2."""
@@ -95,6 +97,22 @@ def test_a_new_env_is_listed_and_conformance_checked(newcomer: EnvEntry, capsys)
     assert newcomer in conformance_rows()
     assert check_text_env(NEW_ID).passed
     assert gym.make(NEW_ID).spec.max_episode_steps == 20
+
+
+def test_a_new_env_gets_a_gallery_page_with_an_episode_from_its_row_alone(
+    newcomer: EnvEntry, tmp_path: Path
+) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import docs_gallery
+    import gallery_pages
+
+    assert not docs_gallery.data_path(newcomer).is_file()  # nothing committed for it
+    out = tmp_path / "envs"
+    gallery_pages.write_pages(out, docs_gallery.GALLERY)
+    text = (out / "text" / "NewcomerCount.md").read_text(encoding="utf-8")
+    assert text.startswith(f"# {NEW_ID}\n")
+    assert "Reach exactly" in text  # the episode recorded while the pages were built
+    assert "NewcomerCount" in (out / "text" / "index.md").read_text(encoding="utf-8")
 
 
 def test_the_table_is_itself_again_after_the_newcomer_left(newcomer: EnvEntry) -> None:
