@@ -29,6 +29,16 @@ CHECKED_ELSEWHERE = {
     "crafter": "tests/envs/adapters/test_crafter.py",
     "miniwob": "tests/envs/web/test_miniwob.py",
     "web": "tests/envs/web/test_site_envs.py",
+    # a seeded sample of six through check_game every run; its SLOW ids (1,000-round
+    # games, past check_game's 2,000-move bound) with a shorter horizon
+    "openspiel": "tests/envs/adapters/test_openspiel.py",
+}
+
+
+# Ids whose own test runs check_text_env with its defaults and more, at 10-20 s an id.
+IDS_CHECKED_ELSEWHERE = {
+    "turngym/Chess-v0": "tests/envs/text/test_chess_game.py",
+    "turngym/ChessEndgame-v0": "tests/envs/text/test_chess_game.py",
 }
 
 
@@ -47,7 +57,8 @@ def conformance_rows(rows: Iterable[EnvEntry] = ()) -> list[EnvEntry]:
     chosen = {row.id for row in table if _cheap(row)}
     groups: dict[str, list[str]] = {}
     for row in table:
-        if row.id not in chosen and row.group not in CHECKED_ELSEWHERE:
+        elsewhere = row.group in CHECKED_ELSEWHERE or row.id in IDS_CHECKED_ELSEWHERE
+        if row.id not in chosen and not elsewhere:
             groups.setdefault(row.group, []).append(row.id)
     for ids in groups.values():
         chosen.update(sample_ids(ids, SAMPLE_PER_GROUP))
