@@ -7,16 +7,10 @@ waiting connections, the fd limit), ``limits`` (what one request may ask) and
 ``weights`` (weight updates from one folder).
 """
 
-from turngym.sdk.serve.app import (
-    BadRequest,
-    Batcher,
-    BatchStats,
-    ServeConnections,
-    ServeLimits,
-    build_app,
-    prompt_logprobs,
-    serve,
-)
+from turngym.sdk.serve.app import build_app, serve
+from turngym.sdk.serve.batcher import Batcher, BatchStats, prompt_logprobs
+from turngym.sdk.serve.connections import ServeConnections
+from turngym.sdk.serve.limits import BadRequest, ServeLimits
 
 __all__ = [
     "BadRequest",

@@ -51,7 +51,7 @@ from turngym.http_guards import LOOPBACK_NAMES, HostGuard, JsonBodies
 from turngym.sdk.policy import Generation, Policy, PolicyError
 from turngym.sdk.serve.auth import RequireKey, check_exposure, checked_key, is_loopback
 from turngym.sdk.serve.auth import api_key as api_key_of
-from turngym.sdk.serve.batcher import Batcher, BatchStats, prompt_logprobs
+from turngym.sdk.serve.batcher import Batcher
 from turngym.sdk.serve.connections import FD_RESERVE, ServeConnections, raise_fd_limit
 from turngym.sdk.serve.limits import (
     CHOICE_FIELDS,
@@ -65,16 +65,7 @@ from turngym.sdk.serve.limits import (
 )
 from turngym.sdk.serve.weights import WeightsDir, WeightsRefused
 
-__all__ = [
-    "BadRequest",
-    "BatchStats",
-    "Batcher",
-    "ServeConnections",
-    "ServeLimits",
-    "build_app",
-    "prompt_logprobs",
-    "serve",
-]
+__all__ = ["build_app", "serve"]
 
 T = TypeVar("T")
 
