@@ -118,7 +118,12 @@ def decide(agent: Agent, obs: list[Any], infos: list[dict[str, Any]]) -> list[De
     if callable(recording):
         decisions = list(recording(obs, infos))
     else:
-        decisions = [Decision(a) for a in agent.act_batch(obs, infos)]
+        batch = getattr(agent, "act_batch", None)
+        if callable(batch):
+            actions = batch(obs, infos)
+        else:  # an agent of act alone (the viewer's seats may be)
+            actions = [agent.act(o, i) for o, i in zip(obs, infos, strict=True)]
+        decisions = [Decision(a) for a in actions]
         turns = getattr(agent, "last_turns", None)
         if isinstance(turns, list) and len(turns) == len(decisions) and turns:
             warnings.warn(

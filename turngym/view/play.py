@@ -39,7 +39,7 @@ from starlette.concurrency import run_in_threadpool
 
 from turngym.registry import ENVS, EnvEntry, entry
 from turngym.sdk.records import Decision, Episode, Turn
-from turngym.sdk.rollout import GameProgress, make_turn
+from turngym.sdk.rollout import GameProgress, decide, make_turn
 
 __all__ = [
     "IDLE_TIMEOUT_S",
@@ -304,7 +304,8 @@ class PlaySession:
         while moves > 0 and not self.done and not self.awaiting_human:
             agent = self.agents[self.progress.seat]
             try:
-                decision = _decision(agent, self.progress.obs, self.progress.info)
+                [decision] = decide(agent, [self.progress.obs], [self.progress.info])
+                decision = Decision(str(decision.action), decision.turn)
             except Exception as error:  # a model server down: said on the page, not a 500
                 self.error = (
                     f"{self.seats[self.progress.seat]} failed to act: {error}".splitlines()[0]
@@ -700,12 +701,3 @@ async def next_move(request: Request, sid: str) -> Response:
     except PlayError as error:
         return _picker(request, error.status, error.message)
     return _to_game(request, sid)
-
-
-def _decision(agent: Any, obs: Any, info: dict[str, Any]) -> Decision:
-    """The agent's action, with its record of the turn where it keeps one (an LLM's)."""
-    recording = getattr(agent, "decide_batch", None)
-    if callable(recording):
-        [decision] = recording([obs], [info])
-        return Decision(str(decision.action), decision.turn)
-    return Decision(str(agent.act(obs, info)))
