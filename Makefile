@@ -5,18 +5,36 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # The CPU build of torch, installed before the extras so pip never resolves a CUDA one.
 TORCH  ?= torch==2.13.0
+# The exact versions every install here takes (pip constraints), so the same commit gives
+# the same result next month; `make lock` refreshes it from the newest releases that
+# pyproject.toml's ranges allow. `make test LOCK=` installs without it.
+LOCK   ?= requirements/lock.txt
+PIN    := $(if $(LOCK),-c $(LOCK))
 
-.PHONY: demo tour check check-base test lint bench docs docs-serve system-deps clean
+.PHONY: demo tour check check-base test lint lock bench docs docs-serve system-deps clean
 
 # nle and minihack (turngym[nethack]) go in without their dependencies: nle pins
 # gymnasium==1.2.0, which the web extra's miniwob refuses; both run on the newer one.
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet '$(TORCH)'
-	$(PY) -m pip install --quiet -e '.[dev]'
-	$(PY) -m pip install --quiet --no-deps 'nle>=1.3' 'minihack>=1.0'
+# $(call dev_install,VENV,PIN): the whole development install into VENV.
+define dev_install
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet $(2) --upgrade pip
+	$(1)/bin/python -m pip install --quiet $(2) '$(TORCH)'
+	$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]'
+	$(1)/bin/python -m pip install --quiet $(2) --no-deps 'nle>=1.3' 'minihack>=1.0'
+endef
+
+$(STAMP): pyproject.toml $(LOCK)
+	$(call dev_install,$(VENV),$(PIN))
 	touch $(STAMP)
+
+## lock: resolve the newest releases pyproject.toml allows in a fresh .venv-lock and write them to the lock; `make lock test` then runs the suite on them
+LOCK_VENV := .venv-lock
+lock: pyproject.toml
+	rm -rf $(LOCK_VENV)
+	$(call dev_install,$(LOCK_VENV),)
+	$(LOCK_VENV)/bin/python scripts/write_lock.py $(LOCK_VENV) requirements/lock.txt
+	rm -rf $(LOCK_VENV)
 
 ## demo: train a tiny model with GRPO on FrozenLake-text (~2 min on 2 cores), then evaluate it and print the `turngym view` command
 demo: $(STAMP)
@@ -38,11 +56,11 @@ BASE_TESTS := tests/test_core.py tests/test_spaces.py tests/test_calls.py tests/
               tests/test_extras.py tests/test_aliases.py tests/envs/text tests/envs/games \
               tests/envs/test_classic.py tests/wrappers tests/agents tests/test_testing.py \
               tests/test_testing_games.py tests/test_testing_toy.py tests/test_testing_degenerate.py \
-              tests/test_testing_replay.py
-check-base: pyproject.toml
+              tests/test_testing_replay.py tests/test_lock.py
+check-base: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(BASE_VENV)
-	$(BASE_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(BASE_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	$(BASE_VENV)/bin/python -m pip install --quiet $(PIN) --upgrade pip
+	$(BASE_VENV)/bin/python -m pip install --quiet $(PIN) -e '.[test]'
 	$(BASE_VENV)/bin/python -m pytest -n 2 --dist worksteal -q -m "not slow" $(BASE_TESTS)
 
 ## test: install system packages (as root), then run the whole test suite
