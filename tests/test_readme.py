@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.pages import expanded
 from turngym.extras import EXTRAS, MissingExtra
 from turngym.registry import ENVS, FAMILIES
 
@@ -129,8 +130,14 @@ def test_every_turngym_command_parses_and_names_real_envs_and_files():
             assert (ROOT / args.config).is_file(), args.config
 
 
+def _env_page() -> str:
+    """The environments page as the site shows it: its id markers expanded."""
+    return expanded(ROOT / "docs" / "guide" / "environments.md")
+
+
 def test_env_table_lists_every_registered_id():
-    listed = set(re.findall(r"`(turngym/[A-Za-z0-9]+(?:-[A-Z][A-Za-z0-9]+)*-v\d+)`", ENV_PAGE))
+    page = _env_page()
+    listed = set(re.findall(r"`(turngym/[A-Za-z0-9]+(?:-[A-Z][A-Za-z0-9]+)*-v\d+)`", page))
     # the adapters' ids are in their suites' pages (the next test)
     adapters = {e.id for e in ENVS if e.suite is not None}
     table = {e.id for e in ENVS if e.suite is None and not e.name.startswith(("miniwob.", "gui."))}
@@ -138,13 +145,13 @@ def test_env_table_lists_every_registered_id():
 
 
 def test_every_adapter_id_is_named_in_its_suites_page():
-    pages = "\n".join(p.read_text() for p in sorted((ROOT / "docs/adapters").glob("*.md")))
+    pages = "\n".join(expanded(p) for p in sorted((ROOT / "docs/adapters").glob("*.md")))
     named = set(re.findall(r"`(?:turngym/)?([a-z_]+(?:\.[A-Za-z0-9_.+-]+)?-v\d+)`", pages))
     assert {e.name for e in ENVS if e.suite is not None} <= named
 
 
 def test_every_miniwob_task_is_named_in_the_guide():
-    section = ENV_PAGE.split("## MiniWoB++", 1)[1].split("\n## ", 1)[0]
+    section = _env_page().split("## MiniWoB++", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`([a-z0-9-]+)`", section))
     assert {
         e.name[len("miniwob.") : -len("-v0")] for e in ENVS if e.name.startswith("miniwob.")
@@ -152,7 +159,7 @@ def test_every_miniwob_task_is_named_in_the_guide():
 
 
 def test_every_desktop_task_is_named_in_the_guide():
-    section = ENV_PAGE.split("## Desktop", 1)[1].split("\n## ", 1)[0]
+    section = _env_page().split("## Desktop", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`turngym/(gui\.[a-z0-9-]+-v0)`", section))
     assert {e.name for e in ENVS if e.name.startswith("gui.")} == named
 

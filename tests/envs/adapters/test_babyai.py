@@ -103,7 +103,9 @@ def test_a_left_out_level_is_not_registered_and_says_why(level):
 def test_the_page_names_the_registered_ids_and_the_left_out_levels_with_why():
     from pathlib import Path
 
-    page = (Path(__file__).parents[3] / "docs/adapters/babyai.md").read_text()
+    from tests.docs.pages import expanded
+
+    page = expanded(Path(__file__).parents[3] / "docs/adapters/babyai.md")
     named = set(re.findall(r"`(?:turngym/)?(babyai\.\w+-v\d+)`", page))
     assert named == {e.name for e in select(families=["babyai"])}
     left_out = page.split("## Left out", 1)[1].split("\n## ", 1)[0]
