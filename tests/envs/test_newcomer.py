@@ -2,7 +2,8 @@
 
 The test plays the newcomer: it writes a tiny text env into a fresh module, appends one
 ``EnvEntry`` to the table, and finds the id in ``turngym list``, in the conformance
-test's rows, and passing ``check_text_env``, with no test of its own written for it.
+test's rows, passing ``check_text_env``, in the gallery and in the guide's table of text
+envs (a row from its description), with no test or page of its own written for it.
 """
 
 from __future__ import annotations
@@ -113,6 +114,23 @@ def test_a_new_env_gets_a_gallery_page_with_an_episode_from_its_row_alone(
     assert text.startswith(f"# {NEW_ID}\n")
     assert "Reach exactly" in text  # the episode recorded while the pages were built
     assert "NewcomerCount" in (out / "text" / "index.md").read_text(encoding="utf-8")
+
+
+def test_a_new_env_gets_a_row_in_the_guides_table_from_its_description(
+    newcomer: EnvEntry,
+) -> None:
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed")
+    from tests.docs.pages import expanded
+
+    page = ROOT / "docs" / "guide" / "environments.md"
+    assert NEW_ID not in page.read_text(encoding="utf-8")  # nobody wrote it in
+    text_envs = expanded(page).split("\n## ", 1)[0]  # the text and classic envs' table
+    rows = [line for line in text_envs.splitlines() if line.startswith(f"| `{NEW_ID}` |")]
+    assert rows == [
+        f'| `{NEW_ID}` | {newcomer.description} | listed in `info["legal_actions"]` | none |'
+    ]
+    table = text_envs[text_envs.index("| id | what |") :].split("\n\n", 1)[0].splitlines()
+    assert table[-1] == rows[0]  # it continues the table, after the hand-written rows
 
 
 def test_the_table_is_itself_again_after_the_newcomer_left(newcomer: EnvEntry) -> None:
