@@ -282,10 +282,12 @@ def test_guess_number_success_rises_within_40_steps(rl_model_dir, tmp_path, meas
 
     ArCHer's ratio of 50 critic updates to 3 actor updates per iteration, with the
     token-level baseline; the action is generated (guided among 1..5), token by token.
-    It reached 0.9 where it was written; on an AVX-512 machine this run goes 0.38 -> 0.74
-    (in pytest, with or without evaluations every 10 steps), while the same config run
-    alone, evaluated every 10 steps, went 0.38 / 0.50 / 0.58 / 0.70 / 1.00 by step 40.
-    So it asserts the rise every run showed: from under 0.5 to 0.7 or more.
+    It reached 0.9 where it was written, but the run is chaotic: a float rounded another
+    way (another CPU's kernels, another thread count) sends it down another path. On an
+    AVX-512 machine, seed 0 went 0.38 -> 0.74 here and 0.82 evaluated every 10 steps; run
+    seeds 0-3 (one thread, evaluated every 10) ended at 0.82 / 0.80 / 0.82 / 0.50, seed 3
+    on a plateau at 0.5 from step 10. So the test asserts the rise with a margin the seeds
+    that learn all clear by 0.14 or more: from under 0.5 to 0.6 or more, up by 0.2 or more.
     """
     cfg = config(
         rl_model_dir,
@@ -305,7 +307,8 @@ def test_guess_number_success_rises_within_40_steps(rl_model_dir, tmp_path, meas
     trainer = ArCHerTrainer(cfg, env_fn=GuessNumber)
     before, after, _ = measured_training(trainer, "GuessNumber")
     assert before < 0.5
-    assert after >= 0.7  # within the 40 steps; CPU time is printed, never asserted
+    # within the 40 steps; CPU time is printed, never asserted
+    assert after >= 0.6 and after - before >= 0.2, (before, after)
 
 
 def test_a_horizon_curriculum_follows_the_trainer_step(rl_model_dir, tmp_path):
