@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
         "hf_compat",
         "images",
         "progress",
+        "pyparse",
         "splitmix",
         "tables",
         "http_guards",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turngym.core import Invalid
+from turngym.pyparse import parse
 
 __all__ = ["REQUIRED", "Kind", "Param", "parse_call", "usage"]
 
@@ -182,7 +183,7 @@ def _unwrap(text: str) -> str:
 
 def _ast(source: str) -> ast.Expression | None:
     try:
-        return ast.parse(source, mode="eval")
+        return parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

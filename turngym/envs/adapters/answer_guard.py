@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from turngym.pyparse import parse
+
 __all__ = ["EVAL_SCORED", "QUIRKS", "SYMPY_SCORED", "admissible", "copies_input", "guarded_score"]
 
 EVAL_SCORED: frozenset[str] = frozenset(
@@ -87,7 +89,7 @@ def admissible(task: str, answer: str) -> bool:
 
 def _literal_or_not_python(answer: str) -> bool:
     try:
-        tree = ast.parse(answer.strip(), mode="eval")
+        tree = parse(answer.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return True  # eval raises on it too, before running anything
     # Valid Python: eval would run it, so it may only name things and build literals
@@ -100,7 +102,7 @@ def _arithmetic(answer: str) -> bool:
         return False
     source = answer.strip().replace("\n", " ")
     try:
-        tree = ast.parse(source, mode="eval")
+        tree = parse(source, mode="eval")
         return _bounded(tree.body) is not None and _exponents_bounded(tree, source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False

@@ -31,6 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from turngym.pyparse import parse
+
 __all__ = ["Expectations", "Site", "decode", "judge", "strip_expectations"]
 
 OBSERVE, RAISES = "__turngym_observe__", "__turngym_raises__"
@@ -112,7 +114,7 @@ def strip_expectations(source: str, path: str, into: Expectations) -> str:
 
     """
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError):
         return source
     lines = source.splitlines(keepends=True)

@@ -31,6 +31,7 @@ from turngym.envs.text.tool_use_db import (
     norm_order_id,
     sample_goal,
 )
+from turngym.pyparse import parse
 
 __all__ = ["TOOLS", "ToolCall", "ToolUseEnv", "parse_tool_call", "rule_based_user"]
 
@@ -99,7 +100,7 @@ def _strip_wrapping(text: str) -> str:
 
 def _parse_expression(text: str) -> ast.Expression | None:
     try:
-        return ast.parse(text, mode="eval")
+        return parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

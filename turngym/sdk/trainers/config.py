@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from turngym.pyparse import parse
 from turngym.wrappers.specs import GAME_WRAPPERS, WRAPPERS, top_level_split, wrapper_spec
 
 __all__ = [
@@ -152,7 +153,7 @@ def _attribute_docs(cls: type) -> dict[str, str]:
         source = textwrap.dedent(inspect.getsource(cls))
     except (OSError, TypeError):  # built in a REPL or frozen: no help, still flags
         return {}
-    body = ast.parse(source).body[0]
+    body = parse(source).body[0]
     assert isinstance(body, ast.ClassDef)
     docs: dict[str, str] = {}
     for node, after in zip(body.body, body.body[1:], strict=False):

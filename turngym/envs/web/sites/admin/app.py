@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from turngym.extras import needs_extra
+from turngym.pyparse import AST_LOCK
 
 with needs_extra("web", "a web env"):
     from werkzeug.exceptions import NotFound
@@ -425,22 +426,22 @@ def product_edit(request: Request, conn: sqlite3.Connection, pid: int) -> Respon
 
 def make_app(db_path: Path) -> SqliteApp:
     """The back-office WSGI app for the database at ``db_path``."""
-    url_map = Map(
-        [
-            Rule("/", endpoint="dashboard"),
-            Rule("/orders", endpoint="orders"),
-            Rule("/orders/<int:oid>", endpoint="order"),
-            Rule("/orders/<int:oid>/status", endpoint="order_status", methods=["POST"]),
-            Rule("/orders/<int:oid>/cancel", endpoint="order_cancel", methods=["POST"]),
-            Rule("/orders/<int:oid>/address", endpoint="order_address", methods=["GET", "POST"]),
-            Rule("/customers", endpoint="customers"),
-            Rule("/customers/<int:cid>", endpoint="customer"),
-            Rule("/customers/<int:cid>/edit", endpoint="customer_edit", methods=["GET", "POST"]),
-            Rule("/products", endpoint="products"),
-            Rule("/products/<int:pid>", endpoint="product"),
-            Rule("/products/<int:pid>/edit", endpoint="product_edit", methods=["GET", "POST"]),
-        ]
-    )
+    rules = [
+        Rule("/", endpoint="dashboard"),
+        Rule("/orders", endpoint="orders"),
+        Rule("/orders/<int:oid>", endpoint="order"),
+        Rule("/orders/<int:oid>/status", endpoint="order_status", methods=["POST"]),
+        Rule("/orders/<int:oid>/cancel", endpoint="order_cancel", methods=["POST"]),
+        Rule("/orders/<int:oid>/address", endpoint="order_address", methods=["GET", "POST"]),
+        Rule("/customers", endpoint="customers"),
+        Rule("/customers/<int:cid>", endpoint="customer"),
+        Rule("/customers/<int:cid>/edit", endpoint="customer_edit", methods=["GET", "POST"]),
+        Rule("/products", endpoint="products"),
+        Rule("/products/<int:pid>", endpoint="product"),
+        Rule("/products/<int:pid>/edit", endpoint="product_edit", methods=["GET", "POST"]),
+    ]
+    with AST_LOCK:  # werkzeug compiles each rule with ast.parse (turngym/pyparse.py)
+        url_map = Map(rules)
     handlers: dict[str, Callable[..., Response]] = {
         "dashboard": dashboard,
         "orders": orders,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from turngym.extras import needs_extra
+from turngym.pyparse import AST_LOCK
 
 with needs_extra("web", "a web env"):
     from werkzeug.exceptions import Forbidden, NotFound
@@ -396,21 +397,21 @@ def search(request: Request, conn: sqlite3.Connection) -> Response:
 
 def make_app(db_path: Path) -> SqliteApp:
     """The forum's WSGI app for the database at ``db_path``."""
-    url_map = Map(
-        [
-            Rule("/", endpoint="index"),
-            Rule("/f/<name>", endpoint="forum"),
-            Rule("/p/<int:pid>", endpoint="post"),
-            Rule("/p/<int:pid>/vote", endpoint="vote", methods=["POST"]),
-            Rule("/p/<int:pid>/comment", endpoint="comment", methods=["POST"]),
-            Rule("/c/<int:cid>/reply", endpoint="reply", methods=["GET", "POST"]),
-            Rule("/c/<int:cid>/delete", endpoint="delete_comment", methods=["POST"]),
-            Rule("/submit", endpoint="submit", methods=["GET", "POST"]),
-            Rule("/u/<username>", endpoint="user"),
-            Rule("/settings", endpoint="settings", methods=["GET", "POST"]),
-            Rule("/search", endpoint="search"),
-        ]
-    )
+    rules = [
+        Rule("/", endpoint="index"),
+        Rule("/f/<name>", endpoint="forum"),
+        Rule("/p/<int:pid>", endpoint="post"),
+        Rule("/p/<int:pid>/vote", endpoint="vote", methods=["POST"]),
+        Rule("/p/<int:pid>/comment", endpoint="comment", methods=["POST"]),
+        Rule("/c/<int:cid>/reply", endpoint="reply", methods=["GET", "POST"]),
+        Rule("/c/<int:cid>/delete", endpoint="delete_comment", methods=["POST"]),
+        Rule("/submit", endpoint="submit", methods=["GET", "POST"]),
+        Rule("/u/<username>", endpoint="user"),
+        Rule("/settings", endpoint="settings", methods=["GET", "POST"]),
+        Rule("/search", endpoint="search"),
+    ]
+    with AST_LOCK:  # werkzeug compiles each rule with ast.parse (turngym/pyparse.py)
+        url_map = Map(rules)
     handlers: dict[str, Callable[..., Response]] = {
         "index": index,
         "forum": forum,

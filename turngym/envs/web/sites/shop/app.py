@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from turngym.extras import needs_extra
+from turngym.pyparse import AST_LOCK
 
 with needs_extra("web", "a web env"):
     from werkzeug.exceptions import HTTPException, NotFound
@@ -48,19 +49,19 @@ form p { margin: .5rem 0; }
 label { display: inline-block; min-width: 5rem; }
 """
 
-_URLS = Map(
-    [
-        Rule("/", endpoint="home"),
-        Rule("/search", endpoint="search"),
-        Rule("/product/<int:product_id>", endpoint="product"),
-        Rule("/buy/<int:product_id>", endpoint="buy", methods=["POST"]),
-        Rule("/cart", endpoint="cart"),
-        Rule("/cart/add/<int:product_id>", endpoint="cart_add", methods=["POST"]),
-        Rule("/cart/remove/<int:item_id>", endpoint="cart_remove", methods=["POST"]),
-        Rule("/checkout", endpoint="checkout", methods=["GET", "POST"]),
-        Rule("/order/<int:order_no>", endpoint="order"),
-    ]
-)
+_RULES = [
+    Rule("/", endpoint="home"),
+    Rule("/search", endpoint="search"),
+    Rule("/product/<int:product_id>", endpoint="product"),
+    Rule("/buy/<int:product_id>", endpoint="buy", methods=["POST"]),
+    Rule("/cart", endpoint="cart"),
+    Rule("/cart/add/<int:product_id>", endpoint="cart_add", methods=["POST"]),
+    Rule("/cart/remove/<int:item_id>", endpoint="cart_remove", methods=["POST"]),
+    Rule("/checkout", endpoint="checkout", methods=["GET", "POST"]),
+    Rule("/order/<int:order_no>", endpoint="order"),
+]
+with AST_LOCK:  # werkzeug compiles each rule with ast.parse (turngym/pyparse.py)
+    _URLS = Map(_RULES)
 
 
 _CONTINUE = '<p><a href="/">Continue shopping</a></p>'
