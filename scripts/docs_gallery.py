@@ -8,7 +8,9 @@ legal actions, the spaces, all actions played (so tests can replay the episode) 
 expert's success measured over up to 10 seeds. Web, GUI and ScreenGraph episodes also
 keep a few screenshots as small PNGs beside the JSON. Each id runs in its own process
 under a time limit; an id that cannot run here is recorded with the reason. This is the
-slow part, run by hand, and its output is committed.
+slow part, run by hand, and its output is committed, but for the native envs of the cheap
+families (``gallery_pages.recorded_on_build``): ``pages`` records those with the site,
+so their episodes are always today's and nothing of theirs is committed.
 
 ``pages`` (seconds; ``make docs`` runs it) writes the Markdown pages under ``docs/envs/``
 from the registry and that data (``scripts/gallery_pages.py``).
@@ -295,6 +297,18 @@ def cmd_record(args: argparse.Namespace) -> int:
     if not rows:
         raise SystemExit(f"--ids {' '.join(args.ids)} matches no registered id")
     root = Path(args.root)
+    if root.resolve() == GALLERY.resolve():
+        from gallery_pages import recorded_on_build
+
+        built = [e.id for e in rows if recorded_on_build(e)]
+        rows = [e for e in rows if not recorded_on_build(e)]
+        if built:
+            print(
+                f"{len(built)} ids ({built[0]}, ...) are recorded by `pages` with the docs "
+                "and never committed: left out"
+            )
+        if not rows:
+            return 0
     ctx = mp.get_context("fork")
     pending = list(rows)
     running: dict[str, tuple[Any, float, Any]] = {}
