@@ -46,9 +46,9 @@ demo: $(STAMP)
 tour: $(STAMP)
 	$(VENV)/bin/turngym eval --all --agents expert,random --episodes 50
 
-## check: the inner loop: the tests that need no browser, X server, sandbox, GPU, root or long learning run
+## check: the inner loop: the tests that need no browser, X server, sandbox, GPU, root or long run (and not the lint, which `make lint` is)
 check: $(STAMP)
-	TURNGYM_CHECK=1 $(PY) -m pytest -n 2 --dist worksteal -q -m "not slow and not browser and not x11 and not sandbox and not gpu"
+	TURNGYM_CHECK=1 $(PY) -m pytest -n 2 --dist worksteal -q -m "not slow and not lint and not browser and not x11 and not sandbox and not gpu"
 
 ## check-base: the base tests on an install with no extras (what `pip install turngym` gives), in .venv-base
 BASE_VENV  := .venv-base

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# `make lint` is the loop for these; `make check` leaves them out, `make test` runs them.
+pytestmark = pytest.mark.lint
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 

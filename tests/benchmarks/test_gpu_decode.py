@@ -10,6 +10,7 @@ from tests.benchmarks.scripts import run_benchmark
 torch = pytest.importorskip("torch")
 
 
+@pytest.mark.slow  # a benchmark's smoke run (tens of seconds): make test runs it
 def test_tiny_cpu_run_times_each_path_and_the_peer() -> None:
     args = ["--device", "cpu", "--size", "tiny", "--rows", "4", "--new-tokens", "8"]
     lines = run_benchmark("gpu_decode.py", *args, "--repeat", "1")

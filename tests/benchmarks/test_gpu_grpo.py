@@ -10,6 +10,7 @@ from tests.benchmarks.scripts import run_benchmark
 torch = pytest.importorskip("torch")
 
 
+@pytest.mark.slow  # a benchmark's smoke run (tens of seconds): make test runs it
 def test_tiny_cpu_run_measures_steps_tokens_and_phases() -> None:
     args = ["--device", "cpu", "--size", "tiny", "--steps", "2", "--groups", "2"]
     lines = run_benchmark(

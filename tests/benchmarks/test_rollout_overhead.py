@@ -9,6 +9,7 @@ from tests.benchmarks.scripts import run_benchmark
 pytest.importorskip("transformers", reason="the benchmark needs transformers (the llm extra)")
 
 
+@pytest.mark.slow  # a benchmark's smoke run (tens of seconds): make test runs it
 def test_prints_a_rollout_line_and_generate_lines_with_the_peer():
     args = ["--envs", "3", "--episodes", "3", "--new-tokens", "4", "--action-tokens", "3"]
     args += ["--hidden", "32", "--layers", "1", "--heads", "2", "--repeat", "1"]

@@ -10,6 +10,7 @@ pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
 
 
+@pytest.mark.slow  # a benchmark's smoke run (tens of seconds): make test runs it
 def test_two_steps_measure_the_policy_and_its_weight_average_three_times(tmp_path):
     lines = run_benchmark(
         "selfplay_kuhn.py",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 
+import pytest
+
 from tests.benchmarks.scripts import ROOT, run_benchmark
 
 
@@ -17,6 +19,7 @@ def _script():
     return module
 
 
+@pytest.mark.slow  # a benchmark's smoke run (tens of seconds): make test runs it
 def test_sft_warm_start_reports_the_sft_figure_beside_the_rl_one(tmp_path):
     lines = run_benchmark(
         "selfplay_tictactoe.py",

@@ -10,6 +10,7 @@ pytest.importorskip("transformers", reason="the benchmark needs transformers (th
 pytest.importorskip("fastapi", reason="the benchmark serves a model: pip install 'turngym[serve]'")
 
 
+@pytest.mark.slow  # a benchmark's smoke run (tens of seconds): make test runs it
 def test_prints_an_alone_and_a_beside_line_per_attack():
     args = ["--attacks", "prompt-2M-chars,abandoned", "--normal", "1"]
     lines = run_benchmark("serve_hostile.py", *args, extra_env={"OMP_NUM_THREADS": "1"})

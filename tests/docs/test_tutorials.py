@@ -141,6 +141,7 @@ def script(page: str, folder: Path) -> str:
     return "".join(parts)
 
 
+@pytest.mark.slow  # each page end to end (some train a model): make test runs them
 @pytest.mark.parametrize("page", PAGES)
 def test_tutorial_runs_as_written(page, tmp_path):
     """The page's blocks, run in order in a fresh interpreter; skipped ones are reported
