@@ -25,7 +25,7 @@ import gallery_pages  # noqa: E402
 
 # Every committed recording is replayed every run (all of them together take about 20 s
 # here) except the web and desktop ones: a browser or an X display per id would cost
-# minutes, and five of their ids depend on the wall clock (tests/test_testing_replay.py,
+# minutes, and three of their ids depend on the wall clock (tests/test_testing_replay.py,
 # TIMED).
 REPLAY_LEFT_OUT = ("web", "gui")
 

@@ -77,7 +77,19 @@ _PROBE = """(window.__turngymEpisode === undefined ? null :
 
 # Many tasks animate with jQuery (collapsibles, tabs, menus): the page is read once the
 # animation an input started has ended (at most 2 s), as a person would look.
+# After each input: the searches jQuery UI's autocompletes have pending ran (a widget
+# searches its `delay` ms after the last key, 300 by default: book-flight and
+# use-autocomplete, unlike their -nodelay twins), then the animations ended. Without the
+# first, whether the suggestions showed depended on the wall clock. A search is pending
+# while the widget's last searched term is not the input's value; bounded at 2 s.
 _SETTLE = """(async () => {
+  const pending = () => window.jQuery && jQuery.ui && jQuery.ui.autocomplete &&
+    jQuery(':ui-autocomplete').toArray().some(el => {
+      const w = jQuery(el).autocomplete('instance');
+      return w && !w.options.disabled && w.term !== w._value() &&
+        w._value().length >= w.options.minLength && el === document.activeElement;
+    });
+  for (let i = 0; i < 100 && pending(); i++) await new Promise(r => setTimeout(r, 20));
   for (let i = 0; i < 100 && window.jQuery && jQuery(':animated').length; i++)
     await new Promise(r => setTimeout(r, 20));
 })()"""
