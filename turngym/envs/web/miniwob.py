@@ -83,12 +83,16 @@ _PROBE = """(window.__turngymEpisode === undefined ? null :
 # first, whether the suggestions showed depended on the wall clock. A search is pending
 # while the widget's last searched term is not the input's value; bounded at 2 s.
 _SETTLE = """(async () => {
-  const pending = () => window.jQuery && jQuery.ui && jQuery.ui.autocomplete &&
-    jQuery(':ui-autocomplete').toArray().some(el => {
-      const w = jQuery(el).autocomplete('instance');
-      return w && !w.options.disabled && w.term !== w._value() &&
-        w._value().length >= w.options.minLength && el === document.activeElement;
-    });
+  const pending = () => {
+    try {
+      return !!(window.jQuery && jQuery.ui && jQuery.ui.autocomplete) &&
+        jQuery(':ui-autocomplete').toArray().some(el => {
+          const w = jQuery(el).autocomplete('instance');
+          return w && !w.options.disabled && w.term !== w._value() &&
+            w._value().length >= w.options.minLength && el === document.activeElement;
+        });
+    } catch (e) { return false; }  // a page's own jQuery UI of another shape: no wait
+  };
   for (let i = 0; i < 100 && pending(); i++) await new Promise(r => setTimeout(r, 20));
   for (let i = 0; i < 100 && window.jQuery && jQuery(':animated').length; i++)
     await new Promise(r => setTimeout(r, 20));
