@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("mkdocs", reason="the docs extra is not installed")
 import yaml  # PyYAML comes with mkdocs
 
+from tests.docs.pages import script
 from turngym.sdk.trainers import TRAINERS
 from turngym.sdk.trainers.config import field_help
 
@@ -58,14 +59,6 @@ API = [
 CONFIGS = [row.config.replace(":", ".") for row in TRAINERS.values()]
 
 
-def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _nav_files(nav: Any) -> list[str]:
     if isinstance(nav, str):
         return [nav]
@@ -78,7 +71,7 @@ def _nav_files(nav: Any) -> list[str]:
 
 def _page(path: Path) -> str:
     """A page's Markdown as the site's hook hands it on (trainer sections expanded)."""
-    return _script("docs_config_tables").expand_trainers(path.read_text())
+    return script("docs_config_tables").expand_trainers(path.read_text())
 
 
 def _api_blocks() -> set[str]:
@@ -182,7 +175,7 @@ def test_the_site_builds_offline_and_strict():
 
 @pytest.mark.parametrize("target", CONFIGS)
 def test_config_table_has_a_row_with_help_per_field(target):
-    tables = _script("docs_config_tables")
+    tables = script("docs_config_tables")
     module_name, _, class_name = target.rpartition(".")
     cls = getattr(importlib.import_module(module_name), class_name)
     rows = tables.config_table(target).splitlines()[2:]
@@ -193,7 +186,7 @@ def test_config_table_has_a_row_with_help_per_field(target):
 
 
 def test_config_table_refuses_a_field_without_help(monkeypatch):
-    tables = _script("docs_config_tables")
+    tables = script("docs_config_tables")
     from mkdocs.exceptions import PluginError
 
     @dataclasses.dataclass
@@ -208,7 +201,7 @@ def test_config_table_refuses_a_field_without_help(monkeypatch):
 
 
 def test_doctests_render_as_code():
-    render = _script("griffe_examples").render_doctests
+    render = script("griffe_examples").render_doctests
     text = "Pick rows.\n\n>>> [e for e in x]\n['a']\n\nExample:\n    >>> f()\n    1\n"
     assert render(text) == (
         "Pick rows.\n\n```pycon\n>>> [e for e in x]\n['a']\n```\n\nExamples:\n    >>> f()\n    1\n"
