@@ -18,7 +18,7 @@ PIN    := $(if $(LOCK),-c $(LOCK))
 # $(call dev_install,VENV,PIN): the whole development install into VENV.
 define dev_install
 	$(PYTHON) -m venv $(1)
-	$(1)/bin/python -m pip install --quiet $(2) --upgrade pip
+	$(1)/bin/python -m pip install --quiet $(2) --upgrade pip setuptools
 	$(1)/bin/python -m pip install --quiet $(2) '$(TORCH)'
 	$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]'
 	$(1)/bin/python -m pip install --quiet $(2) --no-deps 'nle>=1.3' 'minihack>=1.0'
@@ -59,7 +59,7 @@ BASE_TESTS := tests/test_core.py tests/test_spaces.py tests/test_calls.py tests/
               tests/test_testing_replay.py tests/test_lock.py
 check-base: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(BASE_VENV)
-	$(BASE_VENV)/bin/python -m pip install --quiet $(PIN) --upgrade pip
+	$(BASE_VENV)/bin/python -m pip install --quiet $(PIN) --upgrade pip setuptools
 	$(BASE_VENV)/bin/python -m pip install --quiet $(PIN) -e '.[test]'
 	$(BASE_VENV)/bin/python -m pytest -n 2 --dist worksteal -q -m "not slow" $(BASE_TESTS)
 
